@@ -1,0 +1,36 @@
+//! mptcplab-core: a deterministic packet-level Multipath TCP simulator.
+//!
+//! Sans-IO: no Python, no files, no wall clock. A [`scenario::Scenario`] is validated into
+//! a [`scenario::Plan`] and run by a [`world::Simulator`]; metrics come out as columns.
+
+pub mod cc;
+pub mod metrics;
+pub mod mptcp;
+pub mod net;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod units;
+pub mod world;
+
+pub use scenario::{Scenario, ScenarioError};
+pub use world::Simulator;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Every component a scenario can name: (kind, name, one-line description).
+pub fn components() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut v = Vec::new();
+    for c in cc::REGISTRY {
+        v.push(("congestion_control", c.name, c.description));
+    }
+    for s in mptcp::scheduler::REGISTRY {
+        v.push(("scheduler", s.name, s.description));
+    }
+    for p in mptcp::pm::REGISTRY {
+        v.push(("path_manager", p.name, p.description));
+    }
+    v.push(("application", "bulk", "Bulk transfer: writes as fast as the send buffer allows, unbounded or `size` bytes"));
+    v
+}

@@ -1,0 +1,91 @@
+//! Metrics leave the core as typed columns (one `Vec` per column), never as objects.
+
+/// Subflow time series.
+#[derive(Default, Clone, Debug)]
+pub struct SubflowSeries {
+    pub time_s: Vec<f64>,
+    pub conn: Vec<u32>,
+    pub subflow: Vec<u32>,
+    pub path: Vec<u32>,
+    pub cwnd_pkts: Vec<u32>,
+    pub ssthresh_pkts: Vec<u32>,
+    pub srtt_ms: Vec<f64>,
+    pub inflight_bytes: Vec<u64>,
+    pub bytes_sent: Vec<u64>,
+    pub bytes_acked: Vec<u64>,
+    pub bytes_retrans: Vec<u64>,
+    pub throughput_mbps: Vec<f64>,
+}
+
+/// Connection time series.
+#[derive(Default, Clone, Debug)]
+pub struct ConnSeries {
+    pub time_s: Vec<f64>,
+    pub conn: Vec<u32>,
+    pub goodput_mbps: Vec<f64>,
+    pub bytes_delivered: Vec<u64>,
+    pub ooo_bytes: Vec<u64>,
+    pub rcvbuf_bytes: Vec<u64>,
+    pub sndbuf_bytes: Vec<u64>,
+}
+
+/// Link-direction time series.
+#[derive(Default, Clone, Debug)]
+pub struct LinkSeries {
+    pub time_s: Vec<f64>,
+    /// Hop id: 2·link + (0 forward | 1 reverse).
+    pub hop: Vec<u32>,
+    pub queue_pkts: Vec<u32>,
+    pub queue_bytes: Vec<u64>,
+    pub sent_pkts: Vec<u64>,
+    pub delivered_pkts: Vec<u64>,
+    pub dropped_pkts: Vec<u64>,
+    pub rate_mbps: Vec<f64>,
+}
+
+/// One row per traced packet event.
+#[derive(Default, Clone, Debug)]
+pub struct Trace {
+    pub time_ns: Vec<u64>,
+    pub conn: Vec<u32>,
+    pub subflow: Vec<u32>,
+    /// "send", "retrans", "recv", "ack", "drop", "rto".
+    pub event: Vec<&'static str>,
+    pub seq: Vec<u32>,
+    pub len: Vec<u32>,
+    pub dsn: Vec<u64>,
+    pub ack: Vec<u32>,
+    pub cwnd_pkts: Vec<u32>,
+    pub inflight_pkts: Vec<u32>,
+    pub srtt_us: Vec<u64>,
+    /// Hop id where a drop happened (u32::MAX otherwise).
+    pub hop: Vec<u32>,
+}
+
+impl Trace {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(&mut self, t: u64, conn: u32, sub: u32, event: &'static str, seq: u32, len: u32, dsn: u64, ack: u32, cwnd: u32, inflight: u32, srtt_us: u64, hop: u32) {
+        self.time_ns.push(t);
+        self.conn.push(conn);
+        self.subflow.push(sub);
+        self.event.push(event);
+        self.seq.push(seq);
+        self.len.push(len);
+        self.dsn.push(dsn);
+        self.ack.push(ack);
+        self.cwnd_pkts.push(cwnd);
+        self.inflight_pkts.push(inflight);
+        self.srtt_us.push(srtt_us);
+        self.hop.push(hop);
+    }
+    pub fn len(&self) -> usize { self.time_ns.len() }
+    pub fn is_empty(&self) -> bool { self.time_ns.is_empty() }
+}
+
+#[derive(Default, Clone, Debug)]
+pub struct Metrics {
+    pub subflows: SubflowSeries,
+    pub conns: ConnSeries,
+    pub links: LinkSeries,
+    pub trace: Trace,
+}

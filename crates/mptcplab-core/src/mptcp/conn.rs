@@ -1,0 +1,588 @@
+//! One connection (both ends). Sans-IO: every method takes `now` and appends the packets
+//! to transmit to an outbox; timers are deadlines the engine polls.
+
+use super::meta::{MetaReceiver, MetaSender};
+use super::pm::{AnyPm, PathManager, PmAction};
+use super::scheduler::{Action, AnyScheduler, MetaView, SchedView, Scheduler, Segment, SubflowView};
+use crate::cc::{self, CongestionControl, Coupling, SiblingView};
+use crate::net::packet::{Packet, PacketKind};
+use crate::sim::TimerKind;
+use crate::tcp::{AckDecision, SubflowRx, SubflowTx, TcpConfig};
+use crate::units::{Bandwidth, SimTime};
+use std::collections::VecDeque;
+
+/// IPv4 (20) + TCP (20) + timestamps option (12) bytes.
+pub const TCP_HEADER_BYTES: u32 = 52;
+/// MPTCP DSS option with a 64-bit mapping and DATA_ACK (RFC 8684 §3.3), rounded.
+pub const DSS_BYTES: u32 = 20;
+pub const SYN_BYTES: u32 = 60;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubState {
+    /// Not opened yet.
+    Idle,
+    SynSent,
+    /// MP_JOIN: SYN-ACK received, waiting for the fourth ACK.
+    PreEstablished,
+    Established,
+}
+
+pub struct Subflow {
+    /// Index into the connection's path list, and the world's route ids.
+    pub path: usize,
+    pub route_fwd: u32,
+    pub route_rev: u32,
+    pub state: SubState,
+    pub backup: bool,
+    pub tx: SubflowTx,
+    /// Receiver side (server), created by the SYN.
+    pub rx: Option<SubflowRx>,
+    iss: u32,
+    syn_sent_at: SimTime,
+    syn_retries: u32,
+    handshake_deadline: Option<SimTime>,
+    /// Pre-scheduled data (AR&P `Enqueue`), sent when cwnd allows.
+    pub queue: VecDeque<(u64, u32)>,
+    pub queued_bytes: u64,
+    pub rto_event_at: Option<SimTime>,
+    pub delack_event_at: Option<SimTime>,
+    pub established_at: Option<SimTime>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConnConfig {
+    pub name: String,
+    pub mptcp: bool,
+    pub tcp: TcpConfig,
+    pub cc: String,
+    pub send_buffer: u64,
+    pub receive_buffer: u64,
+    pub read_rate: Option<Bandwidth>,
+    pub app_bytes: Option<u64>,
+    pub initial_path: usize,
+    pub start: SimTime,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ConnStats {
+    pub data_segs_sent: u64,
+    pub acks_sent: u64,
+    pub ooo_max_bytes: u64,
+    pub rcvbuf_max_bytes: u64,
+    pub penalisations: u64,
+    pub opportunistic_retrans: u64,
+    pub reinjections: u64,
+}
+
+pub struct Connection {
+    pub id: u32,
+    pub cfg: ConnConfig,
+    pub subflows: Vec<Subflow>,
+    pub snd: MetaSender,
+    pub rcv: MetaReceiver,
+    pub sched: AnyScheduler,
+    pub pm: AnyPm,
+    pub completed_at: Option<SimTime>,
+    pub started: bool,
+    pub stats: ConnStats,
+    views: Vec<SubflowView>,
+    siblings: Vec<SiblingView>,
+    actions: Vec<Action>,
+    pm_actions: Vec<PmAction>,
+    advertised_edge: u64,
+}
+
+/// Timer work the engine must schedule: (deadline, subflow, kind).
+pub type TimerRequest = (SimTime, u16, TimerKind);
+
+impl Connection {
+    /// `routes[i]` = (forward route, reverse route) of path i; `iss[i]` its initial sequence.
+    pub fn new(id: u32, cfg: ConnConfig, routes: &[(u32, u32)], backup: &[bool], iss: &[u32], sched: AnyScheduler, pm: AnyPm) -> Result<Self, String> {
+        let mut subflows = Vec::with_capacity(routes.len());
+        for (i, &(f, r)) in routes.iter().enumerate() {
+            let cc = cc::make(&cfg.cc).ok_or_else(|| format!("unknown congestion control {:?}", cfg.cc))?;
+            subflows.push(Subflow {
+                path: i,
+                route_fwd: f,
+                route_rev: r,
+                state: SubState::Idle,
+                backup: backup.get(i).copied().unwrap_or(false),
+                tx: SubflowTx::new(cfg.tcp, iss[i], cc, SimTime::ZERO),
+                rx: None,
+                iss: iss[i],
+                syn_sent_at: SimTime::ZERO,
+                syn_retries: 0,
+                handshake_deadline: None,
+                queue: VecDeque::new(),
+                queued_bytes: 0,
+                rto_event_at: None,
+                delack_event_at: None,
+                established_at: None,
+            });
+        }
+        let snd = MetaSender::new(cfg.send_buffer, cfg.receive_buffer, cfg.app_bytes);
+        let rcv = MetaReceiver::new(cfg.receive_buffer);
+        Ok(Connection {
+            id,
+            advertised_edge: cfg.receive_buffer,
+            cfg,
+            subflows,
+            snd,
+            rcv,
+            sched,
+            pm,
+            completed_at: None,
+            started: false,
+            stats: ConnStats::default(),
+            views: Vec::new(),
+            siblings: Vec::new(),
+            actions: Vec::new(),
+            pm_actions: Vec::new(),
+        })
+    }
+
+    fn data_header(&self) -> u32 { TCP_HEADER_BYTES + if self.cfg.mptcp { DSS_BYTES } else { 0 } }
+
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.started = true;
+        let p = self.cfg.initial_path;
+        self.send_syn(now, p, out);
+    }
+
+    fn send_syn(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        let s = &mut self.subflows[i];
+        s.state = SubState::SynSent;
+        s.syn_sent_at = now;
+        // SYN timeout: 1 s, doubled per retry (RFC 6298 §2.1, Linux TCP_TIMEOUT_INIT).
+        s.handshake_deadline = Some(now + SimTime::from_secs(1u64 << s.syn_retries.min(6)));
+        let mut p = Packet::new(PacketKind::Syn, self.id, i as u16, s.route_fwd, SYN_BYTES);
+        p.seq = s.iss;
+        p.ts = now;
+        out.push(p);
+    }
+
+    fn ctl(&self, kind: PacketKind, i: usize, forward: bool, now: SimTime) -> Packet {
+        let s = &self.subflows[i];
+        let mut p = Packet::new(kind, self.id, i as u16, if forward { s.route_fwd } else { s.route_rev }, TCP_HEADER_BYTES + 12);
+        p.ts = now;
+        p
+    }
+
+    /// A packet for this connection reached its destination end.
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        let i = pkt.sub as usize;
+        match pkt.kind {
+            PacketKind::Syn => {
+                let s = &mut self.subflows[i];
+                if s.rx.is_none() {
+                    s.rx = Some(SubflowRx::new(pkt.seq, s.tx.cfg.mss, s.tx.cfg.delayed_ack, s.tx.cfg.delack_timeout));
+                }
+                let mut p = self.ctl(PacketKind::SynAck, i, false, now);
+                p.ts = pkt.ts;
+                p.rwnd_edge = self.rcv.window_edge();
+                out.push(p);
+            }
+            PacketKind::SynAck => {
+                let s = &mut self.subflows[i];
+                if s.state != SubState::SynSent {
+                    return;
+                }
+                if s.syn_retries == 0 {
+                    // Linux seeds the RTT estimator from the handshake (tcp_synack_rtt_meas).
+                    let m = now - s.syn_sent_at;
+                    s.tx.rtt.sample(m, s.tx.snd_una, s.tx.snd_nxt);
+                    s.tx.rto = s.tx.rtt.rto();
+                    s.tx.st.srtt = s.tx.rtt.srtt();
+                    s.tx.st.min_rtt = s.tx.rtt.min_rtt();
+                }
+                let initial = i == self.cfg.initial_path;
+                if initial || !self.cfg.mptcp {
+                    s.state = SubState::Established;
+                    s.established_at = Some(now);
+                    s.handshake_deadline = None;
+                } else {
+                    s.state = SubState::PreEstablished;
+                    s.handshake_deadline = Some(now + s.tx.rto);
+                }
+                let p = self.ctl(PacketKind::HandshakeAck, i, true, now);
+                out.push(p);
+                self.snd.on_data_ack(0, pkt.rwnd_edge);
+                if initial && self.cfg.mptcp {
+                    self.pm_actions.clear();
+                    let backup: Vec<bool> = self.subflows.iter().map(|s| s.backup).collect();
+                    let mut acts = std::mem::take(&mut self.pm_actions);
+                    self.pm.on_established(self.subflows.len(), i, &backup, &mut acts);
+                    for a in acts.drain(..) {
+                        let PmAction::OpenSubflow { path, backup } = a;
+                        if path < self.subflows.len() && self.subflows[path].state == SubState::Idle {
+                            self.subflows[path].backup = backup;
+                            self.send_syn(now, path, out);
+                        }
+                    }
+                    self.pm_actions = acts;
+                }
+                self.push(now, out);
+            }
+            PacketKind::HandshakeAck => {
+                if self.cfg.mptcp && i != self.cfg.initial_path {
+                    let p = self.ctl(PacketKind::JoinAck, i, false, now);
+                    out.push(p);
+                }
+            }
+            PacketKind::JoinAck => {
+                let s = &mut self.subflows[i];
+                if s.state == SubState::PreEstablished {
+                    s.state = SubState::Established;
+                    s.established_at = Some(now);
+                    s.handshake_deadline = None;
+                    self.push(now, out);
+                }
+            }
+            PacketKind::Data => self.on_data(now, pkt, out),
+            PacketKind::Ack => self.on_ack(now, pkt, out),
+        }
+    }
+
+    fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        let i = pkt.sub as usize;
+        let Some(rx) = self.subflows[i].rx.as_mut() else { return };
+        let o = rx.on_segment(now, pkt.seq, pkt.len);
+        if o.new {
+            self.rcv.on_data(pkt.dsn, pkt.len);
+            if self.cfg.read_rate.is_none() {
+                let n = self.rcv.unread;
+                self.rcv.read(n);
+            }
+            self.stats.ooo_max_bytes = self.stats.ooo_max_bytes.max(self.rcv.ooo_bytes);
+            self.stats.rcvbuf_max_bytes = self.stats.rcvbuf_max_bytes.max(self.rcv.occupancy());
+            if self.completed_at.is_none() {
+                if let Some(t) = self.cfg.app_bytes {
+                    if self.rcv.read_total >= t {
+                        self.completed_at = Some(now);
+                    }
+                }
+            }
+        }
+        match o.ack {
+            AckDecision::Now => self.send_ack(now, i, out),
+            AckDecision::Delay(d) => {
+                let rx = self.subflows[i].rx.as_mut().unwrap_or_else(|| unreachable!());
+                if rx.delack_deadline.is_none() {
+                    rx.delack_deadline = Some(d);
+                }
+            }
+        }
+    }
+
+    fn send_ack(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        let edge = self.rcv.window_edge();
+        self.advertised_edge = edge;
+        let data_ack = self.rcv.rcv_nxt;
+        let s = &mut self.subflows[i];
+        let Some(rx) = s.rx.as_mut() else { return };
+        let mut p = Packet::new(PacketKind::Ack, self.id, i as u16, s.route_rev, 0);
+        p.ack = rx.rcv_nxt;
+        p.n_sack = rx.sack_blocks(&mut p.sack);
+        p.data_ack = data_ack;
+        p.rwnd_edge = edge;
+        p.ts = now;
+        rx.on_ack_sent();
+        p.wire_bytes = TCP_HEADER_BYTES + if self.cfg.mptcp { 12 } else { 0 } + if p.n_sack > 0 { 2 + 8 * p.n_sack as u32 } else { 0 };
+        self.stats.acks_sent += 1;
+        out.push(p);
+    }
+
+    fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        let i = pkt.sub as usize;
+        if self.subflows[i].state != SubState::Established {
+            return;
+        }
+        let needs_coupling = self.subflows[i].tx.cc.needs_coupling();
+        if needs_coupling {
+            self.refresh_siblings();
+        }
+        let coupling = Coupling { me: i, subflows: if needs_coupling { &self.siblings } else { &[] } };
+        self.subflows[i].tx.on_ack(now, pkt.ack, pkt.sack_blocks(), &coupling);
+        self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
+        self.push(now, out);
+    }
+
+    fn refresh_siblings(&mut self) {
+        self.siblings.clear();
+        for s in &self.subflows {
+            let t = &s.tx;
+            self.siblings.push(SiblingView {
+                cwnd: t.st.cwnd,
+                ssthresh: t.st.ssthresh,
+                srtt: t.st.srtt,
+                min_rtt: t.st.min_rtt,
+                in_flight: t.in_flight(),
+                mss: t.cfg.mss,
+                established: s.state == SubState::Established,
+                in_slow_start: t.st.in_slow_start(),
+            });
+        }
+    }
+
+    /// A timer of subflow `i` may have expired.
+    pub fn on_timer(&mut self, now: SimTime, i: usize, kind: TimerKind, out: &mut Vec<Packet>) {
+        match kind {
+            TimerKind::Rto => {
+                let s = &mut self.subflows[i];
+                if s.rto_event_at == Some(now) {
+                    s.rto_event_at = None;
+                }
+                match s.state {
+                    SubState::SynSent | SubState::PreEstablished => {
+                        if s.handshake_deadline.is_some_and(|d| d <= now) {
+                            s.syn_retries += 1;
+                            if s.state == SubState::SynSent {
+                                self.send_syn(now, i, out);
+                            } else {
+                                let s = &mut self.subflows[i];
+                                s.tx.rto = s.tx.rto.mul(2).min(crate::tcp::rtt::RTO_MAX);
+                                s.handshake_deadline = Some(now + s.tx.rto);
+                                let p = self.ctl(PacketKind::HandshakeAck, i, true, now);
+                                out.push(p);
+                            }
+                        }
+                    }
+                    SubState::Established => {
+                        if s.tx.rto_deadline.is_some_and(|d| d <= now) && s.tx.on_rto(now) {
+                            if self.cfg.mptcp && self.subflows.len() > 1 {
+                                // Out-of-tree MPTCP reinjects a subflow's unacked data on an RTO.
+                                let ranges: Vec<(u64, u32)> = self.subflows[i].tx.unacked_dsn_ranges().collect();
+                                for (d, l) in ranges {
+                                    self.snd.queue_reinject(d, l);
+                                }
+                            }
+                            self.push(now, out);
+                        }
+                    }
+                    SubState::Idle => {}
+                }
+            }
+            TimerKind::DelAck => {
+                let s = &mut self.subflows[i];
+                if s.delack_event_at == Some(now) {
+                    s.delack_event_at = None;
+                }
+                if s.rx.as_ref().and_then(|r| r.delack_deadline).is_some_and(|d| d <= now) {
+                    self.send_ack(now, i, out);
+                }
+            }
+            TimerKind::Pace => self.push(now, out),
+        }
+    }
+
+    /// The application read `max` bytes; send a window update when the window opened
+    /// by at least two segments (Linux `tcp_cleanup_rbuf`).
+    pub fn app_read(&mut self, now: SimTime, max: u64, out: &mut Vec<Packet>) {
+        self.rcv.read(max);
+        if let Some(t) = self.cfg.app_bytes {
+            if self.completed_at.is_none() && self.rcv.read_total >= t {
+                self.completed_at = Some(now);
+            }
+        }
+        let edge = self.rcv.window_edge();
+        if edge >= self.advertised_edge + 2 * self.cfg.tcp.mss as u64 {
+            if let Some(i) = self.subflows.iter().position(|s| s.rx.is_some() && s.state == SubState::Established) {
+                self.send_ack(now, i, out);
+            }
+        }
+    }
+
+    /// Deadlines the engine must have events for.
+    pub fn poll_timers(&mut self, reqs: &mut Vec<TimerRequest>) {
+        for (i, s) in self.subflows.iter_mut().enumerate() {
+            let rto = match s.state {
+                SubState::Established => s.tx.rto_deadline,
+                SubState::SynSent | SubState::PreEstablished => s.handshake_deadline,
+                SubState::Idle => None,
+            };
+            if let Some(d) = rto {
+                if s.rto_event_at.map_or(true, |e| e > d) {
+                    s.rto_event_at = Some(d);
+                    reqs.push((d, i as u16, TimerKind::Rto));
+                }
+            }
+            if let Some(d) = s.rx.as_ref().and_then(|r| r.delack_deadline) {
+                if s.delack_event_at.map_or(true, |e| e > d) {
+                    s.delack_event_at = Some(d);
+                    reqs.push((d, i as u16, TimerKind::DelAck));
+                }
+            }
+        }
+    }
+
+    fn emit_data(&mut self, now: SimTime, i: usize, seq: u32, len: u32, dsn: u64, retrans: bool, out: &mut Vec<Packet>) {
+        let hdr = self.data_header();
+        let s = &self.subflows[i];
+        let mut p = Packet::new(PacketKind::Data, self.id, i as u16, s.route_fwd, len + hdr);
+        p.seq = seq;
+        p.len = len;
+        p.dsn = dsn;
+        p.ts = now;
+        p.retrans = retrans;
+        self.stats.data_segs_sent += 1;
+        out.push(p);
+    }
+
+    fn build_views(&mut self) {
+        self.views.clear();
+        for s in &self.subflows {
+            let t = &s.tx;
+            self.views.push(SubflowView {
+                established: s.state == SubState::Established,
+                backup: s.backup,
+                srtt: t.st.srtt,
+                rttvar: t.rtt.rttvar(),
+                cwnd: t.st.cwnd,
+                ssthresh: t.st.ssthresh,
+                in_flight: t.in_flight(),
+                ca_state: t.st.ca_state,
+                mss: t.cfg.mss,
+                queued_bytes: s.queued_bytes,
+            });
+        }
+    }
+
+    /// Send what the windows allow: subflow retransmissions, queued data, then what the
+    /// scheduler picks.
+    pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.snd.app_fill();
+        // Subflow-level retransmissions and pre-scheduled data.
+        for i in 0..self.subflows.len() {
+            if self.subflows[i].state != SubState::Established {
+                continue;
+            }
+            while self.subflows[i].tx.has_cwnd_space() {
+                if let Some(idx) = self.subflows[i].tx.next_retransmit() {
+                    let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
+                    self.emit_data(now, i, seq, len, dsn, true, out);
+                } else if let Some((dsn, len)) = self.subflows[i].queue.pop_front() {
+                    self.subflows[i].queued_bytes -= len as u64;
+                    let seq = self.subflows[i].tx.send_new(now, len, dsn);
+                    self.emit_data(now, i, seq, len, dsn, false, out);
+                } else {
+                    break;
+                }
+            }
+        }
+        // Connection-level scheduling.
+        let mss = self.cfg.tcp.mss;
+        let mut guard = 0u32;
+        loop {
+            guard += 1;
+            if guard > 100_000 {
+                break; // a scheduler that keeps asking to send nothing useful
+            }
+            let reinject = self.snd.reinject_head();
+            let new_data = self.snd.next_new_len(mss).is_some();
+            let window_limited = self.snd.window_limited(mss);
+            let sndbuf_full = self.snd.app_blocked();
+            if reinject.is_none() && !new_data && !window_limited && !sndbuf_full {
+                break;
+            }
+            self.build_views();
+            let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
+            let meta = MetaView { new_data, window_limited, reinject, una, sndbuf_full };
+            let mut actions = std::mem::take(&mut self.actions);
+            actions.clear();
+            self.sched.schedule(&SchedView { now, subflows: &self.views, meta }, &mut actions);
+            let mut sent = false;
+            for a in actions.iter() {
+                match *a {
+                    Action::Send { sub, seg } => sent |= self.send_on(now, sub, seg, out),
+                    Action::Enqueue { sub, bytes } => {
+                        let len = bytes.min(mss).min(self.snd.next_new_len(mss).unwrap_or(0));
+                        if len > 0 && sub < self.subflows.len() {
+                            let dsn = self.snd.take_new(len, sub);
+                            self.subflows[sub].queue.push_back((dsn, len));
+                            self.subflows[sub].queued_bytes += len as u64;
+                            sent = true;
+                        }
+                    }
+                    Action::Penalise { sub } => {
+                        if let Some(s) = self.subflows.get_mut(sub) {
+                            // Halve cwnd; halve ssthresh too when not in slow start.
+                            let st = &mut s.tx.st;
+                            let prior = st.cwnd;
+                            st.cwnd = (st.cwnd >> 1).max(1);
+                            if prior >= st.ssthresh {
+                                st.ssthresh = (st.ssthresh >> 1).max(2);
+                            }
+                            self.stats.penalisations += 1;
+                        }
+                    }
+                    Action::Wait => {}
+                }
+            }
+            self.actions = actions;
+            if !sent {
+                break;
+            }
+        }
+        for s in self.subflows.iter_mut() {
+            if s.state == SubState::Established {
+                let limited = !s.tx.has_cwnd_space();
+                s.tx.validate_cwnd(limited);
+            }
+        }
+    }
+
+    /// Execute one `Send`. Returns whether a packet left.
+    fn send_on(&mut self, now: SimTime, i: usize, seg: Segment, out: &mut Vec<Packet>) -> bool {
+        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || !self.subflows[i].tx.has_cwnd_space() {
+            return false;
+        }
+        let mss = self.cfg.tcp.mss;
+        let (dsn, len) = match seg {
+            Segment::New => {
+                let Some(len) = self.snd.next_new_len(mss) else { return false };
+                (self.snd.take_new(len, i), len)
+            }
+            Segment::Reinject => {
+                let Some((d, l, _)) = self.snd.reinject_head() else { return false };
+                self.snd.reinject.pop_front();
+                self.snd.mark_sent_on(d, i);
+                self.stats.reinjections += 1;
+                (d, l)
+            }
+            Segment::Copy { dsn, len } => {
+                if dsn + len as u64 <= self.snd.data_una {
+                    return false;
+                }
+                self.snd.mark_sent_on(dsn, i);
+                self.stats.opportunistic_retrans += 1;
+                (dsn, len)
+            }
+        };
+        let seq = self.subflows[i].tx.send_new(now, len, dsn);
+        self.emit_data(now, i, seq, len, dsn, false, out);
+        true
+    }
+
+    /// Invariants for property tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (i, s) in self.subflows.iter().enumerate() {
+            s.tx.check_invariants().map_err(|e| format!("{} subflow {i}: {e}", self.cfg.name))?;
+        }
+        if self.rcv.rcv_nxt > self.snd.written {
+            return Err(format!("{}: delivered {} > written {}", self.cfg.name, self.rcv.rcv_nxt, self.snd.written));
+        }
+        if self.snd.data_una > self.rcv.rcv_nxt {
+            return Err(format!("{}: DATA_ACK beyond delivered data", self.cfg.name));
+        }
+        if self.rcv.occupancy() > self.rcv.rcvbuf.max(self.cfg.tcp.mss as u64) {
+            return Err(format!("{}: receive buffer holds {} > {}", self.cfg.name, self.rcv.occupancy(), self.rcv.rcvbuf));
+        }
+        if self.snd.written - self.snd.data_una > self.snd.sndbuf {
+            return Err(format!("{}: send buffer over its bound", self.cfg.name));
+        }
+        if self.rcv.beyond_window > 0 {
+            return Err(format!("{}: data beyond the advertised window", self.cfg.name));
+        }
+        Ok(())
+    }
+}

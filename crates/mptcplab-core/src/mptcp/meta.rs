@@ -1,0 +1,286 @@
+//! Connection-level (meta) state: the 64-bit data sequence space, the bounded shared
+//! send buffer, DATA_ACK and the shared receive buffer with its out-of-order queue
+//! (RFC 8684 §3.3; reference `tcp.md` §1.5).
+
+use std::collections::{BTreeMap, VecDeque};
+
+/// One mapping handed to a subflow and not yet DATA_ACKed.
+#[derive(Clone, Copy, Debug)]
+pub struct MetaSeg {
+    pub dsn: u64,
+    pub len: u32,
+    /// Bit i set: sent on subflow i (Linux `path_mask`).
+    pub path_mask: u64,
+    pub reinject_queued: bool,
+}
+
+pub struct MetaSender {
+    /// Bytes the application has written (the data sequence space used so far).
+    pub written: u64,
+    /// Total the application wants to send (None = unbounded).
+    pub app_total: Option<u64>,
+    pub data_una: u64,
+    /// Next data sequence number never handed to a subflow.
+    pub dsn_nxt: u64,
+    pub sndbuf: u64,
+    /// Right edge of the peer's connection-level receive window.
+    pub rwnd_edge: u64,
+    /// Largest window the peer ever advertised (for sender-side SWS avoidance).
+    pub max_rwnd: u64,
+    pub segs: VecDeque<MetaSeg>,
+    pub reinject: VecDeque<(u64, u32)>,
+}
+
+impl MetaSender {
+    pub fn new(sndbuf: u64, rwnd: u64, app_total: Option<u64>) -> Self {
+        MetaSender { written: 0, app_total, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new() }
+    }
+
+    /// The application writes as much as the send buffer takes (bulk).
+    pub fn app_fill(&mut self) {
+        let cap = self.data_una + self.sndbuf;
+        let want = self.app_total.unwrap_or(u64::MAX);
+        self.written = self.written.max(cap.min(want));
+    }
+
+    /// The application is blocked on a full send buffer (Linux SOCK_NOSPACE).
+    pub fn app_blocked(&self) -> bool {
+        self.written == self.data_una + self.sndbuf && self.app_total.map_or(true, |t| self.written < t)
+    }
+
+    pub fn unsent(&self) -> u64 { self.written - self.dsn_nxt }
+
+    /// Size of the next new segment, limited by the MSS, the data and the peer's window.
+    /// Sender-side SWS avoidance (RFC 1122 §4.2.3.4): a short segment only when at least
+    /// half the largest advertised window is open.
+    pub fn next_new_len(&self, mss: u32) -> Option<u32> {
+        let want = self.unsent().min(mss as u64);
+        if want == 0 {
+            return None;
+        }
+        let space = self.rwnd_edge.saturating_sub(self.dsn_nxt);
+        if space >= want {
+            Some(want as u32)
+        } else if space > 0 && space * 2 >= self.max_rwnd {
+            Some(space as u32)
+        } else {
+            None
+        }
+    }
+
+    /// New data is waiting but the peer's window is closed.
+    pub fn window_limited(&self, mss: u32) -> bool { self.unsent() > 0 && self.next_new_len(mss).is_none() }
+
+    pub fn take_new(&mut self, len: u32, sub: usize) -> u64 {
+        let dsn = self.dsn_nxt;
+        self.dsn_nxt += len as u64;
+        self.segs.push_back(MetaSeg { dsn, len, path_mask: 1 << sub, reinject_queued: false });
+        dsn
+    }
+
+    pub fn seg_index(&self, dsn: u64) -> Option<usize> { self.segs.binary_search_by(|s| s.dsn.cmp(&dsn)).ok() }
+
+    pub fn mark_sent_on(&mut self, dsn: u64, sub: usize) {
+        if let Some(i) = self.seg_index(dsn) {
+            self.segs[i].path_mask |= 1 << sub;
+        }
+    }
+
+    /// DATA_ACK and window update from any subflow.
+    pub fn on_data_ack(&mut self, data_ack: u64, rwnd_edge: u64) -> u64 {
+        let mut acked = 0;
+        if data_ack > self.data_una {
+            acked = data_ack - self.data_una;
+            self.data_una = data_ack;
+            while let Some(s) = self.segs.front() {
+                if s.dsn + s.len as u64 > data_ack {
+                    break;
+                }
+                self.segs.pop_front();
+            }
+            while let Some(&(d, l)) = self.reinject.front() {
+                if d + l as u64 > data_ack {
+                    break;
+                }
+                self.reinject.pop_front();
+            }
+        }
+        if rwnd_edge > self.rwnd_edge {
+            self.rwnd_edge = rwnd_edge;
+            self.max_rwnd = self.max_rwnd.max(rwnd_edge - self.data_una);
+        }
+        acked
+    }
+
+    /// Queue data of a failed subflow for another one (Linux `mptcp_reinject_data`).
+    pub fn queue_reinject(&mut self, dsn: u64, len: u32) {
+        if dsn + len as u64 <= self.data_una {
+            return;
+        }
+        if let Some(i) = self.seg_index(dsn) {
+            if !self.segs[i].reinject_queued {
+                self.segs[i].reinject_queued = true;
+                self.reinject.push_back((dsn, len));
+            }
+        }
+    }
+
+    /// Pop the next reinjection that is still useful.
+    pub fn reinject_head(&mut self) -> Option<(u64, u32, u64)> {
+        while let Some(&(d, l)) = self.reinject.front() {
+            if d + l as u64 <= self.data_una {
+                self.reinject.pop_front();
+                continue;
+            }
+            let mask = self.seg_index(d).map_or(0, |i| self.segs[i].path_mask);
+            return Some((d, l, mask));
+        }
+        None
+    }
+}
+
+/// Receive side: in-order delivery, out-of-order queue, bounded shared buffer.
+pub struct MetaReceiver {
+    pub rcv_nxt: u64,
+    ooo: BTreeMap<u64, u64>,
+    pub ooo_bytes: u64,
+    pub rcvbuf: u64,
+    /// Delivered in order but not yet read by the application.
+    pub unread: u64,
+    pub read_total: u64,
+    edge: u64,
+    pub duplicate_bytes: u64,
+    pub beyond_window: u64,
+}
+
+impl MetaReceiver {
+    pub fn new(rcvbuf: u64) -> Self {
+        MetaReceiver { rcv_nxt: 0, ooo: BTreeMap::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: rcvbuf, duplicate_bytes: 0, beyond_window: 0 }
+    }
+
+    /// Buffer occupancy in payload bytes (unread in-order data + out-of-order queue).
+    pub fn occupancy(&self) -> u64 { self.unread + self.ooo_bytes }
+
+    /// Right edge of the advertised window: never moves left (RFC 793, RFC 8684 §3.3.5).
+    pub fn window_edge(&mut self) -> u64 {
+        let e = self.rcv_nxt + self.rcvbuf.saturating_sub(self.unread);
+        self.edge = self.edge.max(e);
+        self.edge
+    }
+
+    /// A data segment arrived on some subflow. Returns bytes newly delivered in order.
+    pub fn on_data(&mut self, dsn: u64, len: u32) -> u64 {
+        let end = dsn + len as u64;
+        if end <= self.rcv_nxt {
+            self.duplicate_bytes += len as u64;
+            return 0;
+        }
+        if end > self.edge {
+            self.beyond_window += 1;
+        }
+        if dsn <= self.rcv_nxt {
+            let before = self.rcv_nxt;
+            self.rcv_nxt = end;
+            // Pull contiguous out-of-order data.
+            while let Some((&s, &e)) = self.ooo.iter().next() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.ooo.remove(&s);
+                self.ooo_bytes -= e - s;
+                if e > self.rcv_nxt {
+                    self.rcv_nxt = e;
+                }
+            }
+            let delivered = self.rcv_nxt - before;
+            self.unread += delivered;
+            return delivered;
+        }
+        // Out of order: merge into disjoint ranges, counting only new bytes.
+        let mut s = dsn;
+        let mut e = end;
+        let mut covered = 0;
+        let overlapping: Vec<(u64, u64)> = self.ooo.range(..=e).rev().take_while(|&(_, &re)| re >= s).map(|(&a, &b)| (a, b)).collect();
+        for (rs, re) in overlapping {
+            covered += re.min(end).saturating_sub(rs.max(dsn));
+            s = s.min(rs);
+            e = e.max(re);
+            self.ooo.remove(&rs);
+            self.ooo_bytes -= re - rs;
+        }
+        self.duplicate_bytes += covered;
+        self.ooo.insert(s, e);
+        self.ooo_bytes += e - s;
+        0
+    }
+
+    /// The application reads up to `max` bytes.
+    pub fn read(&mut self, max: u64) -> u64 {
+        let n = self.unread.min(max);
+        self.unread -= n;
+        self.read_total += n;
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_receiver_delivers_each_byte_once_in_order() {
+        let mut r = MetaReceiver::new(10_000);
+        assert_eq!(r.on_data(1000, 1000), 0);
+        assert_eq!(r.on_data(3000, 1000), 0);
+        assert_eq!(r.ooo_bytes, 2000);
+        assert_eq!(r.on_data(3000, 1000), 0); // duplicate
+        assert_eq!(r.duplicate_bytes, 1000);
+        assert_eq!(r.on_data(0, 1000), 2000);
+        assert_eq!(r.on_data(2000, 1000), 2000);
+        assert_eq!((r.rcv_nxt, r.ooo_bytes), (4000, 0));
+        assert_eq!(r.on_data(0, 1000), 0);
+    }
+
+    #[test]
+    fn the_window_edge_accounts_for_unread_data_and_never_shrinks() {
+        let mut r = MetaReceiver::new(5000);
+        assert_eq!(r.window_edge(), 5000);
+        r.on_data(0, 1000);
+        assert_eq!(r.window_edge(), 5000); // 1000 unread
+        r.read(1000);
+        assert_eq!(r.window_edge(), 6000);
+        r.on_data(2000, 1000); // out of order: inside the window, edge unchanged
+        assert_eq!(r.window_edge(), 6000);
+        assert!(r.occupancy() <= r.rcvbuf);
+    }
+
+    #[test]
+    fn the_sender_respects_buffer_window_and_mss() {
+        let mut s = MetaSender::new(4000, 2500, Some(10_000));
+        s.app_fill();
+        assert_eq!(s.written, 4000);
+        assert!(s.app_blocked());
+        assert_eq!(s.next_new_len(1448), Some(1448));
+        s.take_new(1448, 0);
+        // 1052 bytes of window left < half of 2500: no short segment (SWS avoidance).
+        assert_eq!(s.next_new_len(1448), None);
+        assert!(s.window_limited(1448));
+        s.on_data_ack(1448, 1448 + 2500);
+        assert_eq!(s.segs.len(), 0);
+        s.app_fill();
+        assert_eq!(s.written, 1448 + 4000);
+        // A window smaller than one MSS is used whole.
+        let mut tiny = MetaSender::new(4000, 1000, None);
+        tiny.app_fill();
+        assert_eq!(tiny.next_new_len(1448), Some(1000));
+        tiny.take_new(1000, 0);
+        assert_eq!(tiny.next_new_len(1448), None);
+    }
+}
+
+impl MetaReceiver {
+    /// End of the out-of-order range containing `pos`, if any.
+    pub fn ooo_range_containing(&self, pos: u64) -> Option<u64> {
+        self.ooo.range(..=pos).next_back().filter(|&(_, &e)| e > pos).map(|(_, &e)| e)
+    }
+}

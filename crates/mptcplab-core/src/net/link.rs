@@ -1,0 +1,311 @@
+//! One direction of a full-duplex link: a loss model, a DropTail queue served at line
+//! rate (whole packets, headers included), then a propagation delay.
+//!
+//! Every packet accepted by the link sits in one FIFO (`onlink`) until it reaches the far
+//! end, with its transmission start/end and arrival time computed when it is accepted
+//! (FIFO at a known rate). Only the head's arrival is in the global event heap, so the
+//! heap stays small and a rate change or outage only touches this link. Arrival times
+//! never decrease along the FIFO: packets on a link never overtake each other, even
+//! when the delay shrinks.
+
+use super::loss::LossModel;
+use super::packet::Packet;
+use crate::rng::Rng;
+use crate::units::{Bandwidth, QueueLimit, SimTime};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+struct OnLink {
+    pkt: Packet,
+    tx_start: SimTime,
+    tx_end: SimTime,
+    arrive: SimTime,
+}
+
+/// A timed change of a link direction (one schedule entry, or one step of a ramp).
+#[derive(Clone, Debug)]
+pub struct LinkChange {
+    pub at: SimTime,
+    pub rate: Option<Bandwidth>,
+    pub delay: Option<SimTime>,
+    pub loss: Option<f64>,
+    pub up: Option<bool>,
+}
+
+/// What happened to a packet offered to the link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// Accepted. `new_head` is true when it became the head of an empty link: the caller
+    /// must schedule its arrival at `arrive`.
+    Accepted { arrive: SimTime, new_head: bool },
+    DroppedLoss,
+    DroppedQueue,
+    DroppedDown,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Packets offered to this link direction.
+    pub offered: u64,
+    pub delivered: u64,
+    pub dropped_loss: u64,
+    pub dropped_queue: u64,
+    pub dropped_down: u64,
+    pub bytes_delivered: u64,
+}
+
+impl LinkStats {
+    pub fn dropped(&self) -> u64 { self.dropped_loss + self.dropped_queue + self.dropped_down }
+}
+
+pub struct LinkDir {
+    pub name: String,
+    /// "forward" or "reverse".
+    pub direction: &'static str,
+    pub rate: Bandwidth,
+    pub delay: SimTime,
+    pub limit: QueueLimit,
+    pub loss: LossModel,
+    pub up: bool,
+    rng: Rng,
+    onlink: VecDeque<OnLink>,
+    /// Index in `onlink` of the first packet whose transmission has not ended
+    /// (advanced lazily); packets before it are propagating.
+    queued_from: usize,
+    queued_bytes: u64,
+    busy_until: SimTime,
+    last_arrive: SimTime,
+    pub epoch: u32,
+    pub stats: LinkStats,
+    pub changes: Vec<LinkChange>,
+}
+
+impl LinkDir {
+    pub fn new(name: String, direction: &'static str, rate: Bandwidth, delay: SimTime, limit: QueueLimit, loss: LossModel, rng: Rng) -> Self {
+        LinkDir {
+            name,
+            direction,
+            rate,
+            delay,
+            limit,
+            loss,
+            up: true,
+            rng,
+            onlink: VecDeque::new(),
+            queued_from: 0,
+            queued_bytes: 0,
+            busy_until: SimTime::ZERO,
+            last_arrive: SimTime::ZERO,
+            epoch: 0,
+            stats: LinkStats::default(),
+            changes: Vec::new(),
+        }
+    }
+
+    /// Move `queued_from` past packets whose transmission has ended by `now`.
+    fn settle(&mut self, now: SimTime) {
+        while self.queued_from < self.onlink.len() {
+            let p = &self.onlink[self.queued_from];
+            if p.tx_end > now {
+                break;
+            }
+            self.queued_bytes -= p.pkt.wire_bytes as u64;
+            self.queued_from += 1;
+        }
+    }
+
+    /// Packets waiting or in transmission at `now` (the DropTail occupancy).
+    pub fn queue_len(&mut self, now: SimTime) -> (usize, u64) {
+        self.settle(now);
+        (self.onlink.len() - self.queued_from, self.queued_bytes)
+    }
+
+    /// Packets on the link (queued or propagating).
+    pub fn on_link(&self) -> usize { self.onlink.len() }
+
+    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Offer {
+        self.stats.offered += 1;
+        if !self.up {
+            self.stats.dropped_down += 1;
+            return Offer::DroppedDown;
+        }
+        if self.loss.drops(&mut self.rng) {
+            self.stats.dropped_loss += 1;
+            return Offer::DroppedLoss;
+        }
+        self.settle(now);
+        let qlen = self.onlink.len() - self.queued_from;
+        let fits = match self.limit {
+            QueueLimit::Packets(n) => qlen < n as usize,
+            QueueLimit::Bytes(b) => self.queued_bytes + pkt.wire_bytes as u64 <= b || qlen == 0,
+        };
+        if !fits {
+            self.stats.dropped_queue += 1;
+            return Offer::DroppedQueue;
+        }
+        let tx_start = self.busy_until.max(now);
+        let tx_end = tx_start + self.rate.tx_time(pkt.wire_bytes);
+        let arrive = (tx_end + self.delay).max(self.last_arrive);
+        self.busy_until = tx_end;
+        self.last_arrive = arrive;
+        self.queued_bytes += pkt.wire_bytes as u64;
+        let new_head = self.onlink.is_empty();
+        self.onlink.push_back(OnLink { pkt, tx_start, tx_end, arrive });
+        Offer::Accepted { arrive, new_head }
+    }
+
+    /// Pop the head packet if its event is current. Returns the packet and the arrival
+    /// time of the next head, which the caller schedules.
+    pub fn pop_arrival(&mut self, now: SimTime, epoch: u32) -> Option<(Packet, Option<SimTime>)> {
+        if epoch != self.epoch {
+            return None;
+        }
+        let head = self.onlink.front()?;
+        debug_assert!(head.arrive <= now);
+        if head.arrive > now {
+            return None;
+        }
+        let h = self.onlink.pop_front()?;
+        if self.queued_from > 0 {
+            self.queued_from -= 1;
+        } else {
+            // Only when tx_end == arrive (zero delay) can the head still count as queued.
+            self.queued_bytes -= h.pkt.wire_bytes as u64;
+        }
+        self.stats.delivered += 1;
+        self.stats.bytes_delivered += h.pkt.wire_bytes as u64;
+        Some((h.pkt, self.onlink.front().map(|p| p.arrive)))
+    }
+
+    /// Apply a change at `now`. Returns the new head arrival to schedule (with the new
+    /// epoch) when the head's timing was invalidated.
+    pub fn apply(&mut self, now: SimTime, ch: &LinkChange) -> Option<SimTime> {
+        if let Some(p) = ch.loss {
+            self.loss.set_bernoulli(p);
+        }
+        if let Some(false) = ch.up {
+            // Down: what is queued and what is in flight on the link is lost.
+            self.up = false;
+            self.stats.dropped_down += self.onlink.len() as u64;
+            self.onlink.clear();
+            self.queued_from = 0;
+            self.queued_bytes = 0;
+            self.busy_until = now;
+            self.last_arrive = now;
+            self.epoch = self.epoch.wrapping_add(1);
+            if let Some(r) = ch.rate { self.rate = r; }
+            if let Some(d) = ch.delay { self.delay = d; }
+            return None;
+        }
+        if let Some(true) = ch.up {
+            self.up = true;
+        }
+        if ch.rate.is_none() && ch.delay.is_none() {
+            return None;
+        }
+        if let Some(r) = ch.rate { self.rate = r; }
+        if let Some(d) = ch.delay { self.delay = d; }
+        // Re-time the packets whose transmission has not started; those in service or
+        // propagating keep their times.
+        self.settle(now);
+        let mut cursor = now;
+        let mut last_arrive = SimTime::ZERO;
+        let mut first_changed = None;
+        for i in 0..self.onlink.len() {
+            let p = &mut self.onlink[i];
+            if p.tx_start <= now {
+                cursor = cursor.max(p.tx_end);
+                last_arrive = last_arrive.max(p.arrive);
+                continue;
+            }
+            p.tx_start = cursor;
+            p.tx_end = cursor + self.rate.tx_time(p.pkt.wire_bytes);
+            p.arrive = (p.tx_end + self.delay).max(last_arrive);
+            cursor = p.tx_end;
+            last_arrive = p.arrive;
+            if first_changed.is_none() {
+                first_changed = Some(i);
+            }
+        }
+        self.busy_until = cursor;
+        if first_changed.is_some() {
+            self.last_arrive = last_arrive;
+        }
+        if first_changed == Some(0) {
+            self.epoch = self.epoch.wrapping_add(1);
+            return self.onlink.front().map(|p| p.arrive);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::PacketKind;
+
+    fn link(rate_mbps: f64, delay_ms: u64, limit: QueueLimit) -> LinkDir {
+        LinkDir::new("l".into(), "forward", Bandwidth(rate_mbps * 1e6), SimTime::from_ms(delay_ms), limit, LossModel::none(), Rng::stream(1, "l"))
+    }
+    fn pkt(bytes: u32) -> Packet { Packet::new(PacketKind::Data, 0, 0, 0, bytes) }
+
+    #[test]
+    fn packets_are_serialised_then_delayed() {
+        let mut l = link(100.0, 10, QueueLimit::Packets(10));
+        let a = l.offer(SimTime::ZERO, pkt(1500));
+        let b = l.offer(SimTime::ZERO, pkt(1500));
+        assert_eq!(a, Offer::Accepted { arrive: SimTime::from_us(10_120), new_head: true });
+        assert_eq!(b, Offer::Accepted { arrive: SimTime::from_us(10_240), new_head: false });
+        assert_eq!(l.queue_len(SimTime::from_us(100)).0, 2);
+        assert_eq!(l.queue_len(SimTime::from_us(130)).0, 1);
+        assert_eq!(l.queue_len(SimTime::from_us(240)).0, 0);
+    }
+
+    #[test]
+    fn droptail_limits_packets_and_counts_service_as_queued() {
+        let mut l = link(1.0, 1, QueueLimit::Packets(3));
+        let r: Vec<Offer> = (0..5).map(|_| l.offer(SimTime::ZERO, pkt(1000))).collect();
+        assert!(matches!(r[2], Offer::Accepted { .. }));
+        assert_eq!(r[3], Offer::DroppedQueue);
+        assert_eq!(l.stats.dropped_queue, 2);
+        let mut lb = link(1.0, 1, QueueLimit::Bytes(2500));
+        let r: Vec<Offer> = (0..3).map(|_| lb.offer(SimTime::ZERO, pkt(1000))).collect();
+        assert_eq!(r[2], Offer::DroppedQueue);
+    }
+
+    #[test]
+    fn a_down_link_drops_queued_and_in_flight_packets() {
+        let mut l = link(10.0, 50, QueueLimit::Packets(100));
+        for _ in 0..5 {
+            l.offer(SimTime::ZERO, pkt(1500));
+        }
+        let ep = l.epoch;
+        l.apply(SimTime::from_ms(2), &LinkChange { at: SimTime::from_ms(2), rate: None, delay: None, loss: None, up: Some(false) });
+        assert_eq!(l.stats.dropped_down, 5);
+        assert!(l.pop_arrival(SimTime::from_ms(60), ep).is_none());
+        assert_eq!(l.offer(SimTime::from_ms(3), pkt(100)), Offer::DroppedDown);
+        assert_eq!(l.stats.offered, l.stats.delivered + l.stats.dropped() + l.on_link() as u64);
+    }
+
+    #[test]
+    fn a_shorter_delay_never_lets_packets_overtake() {
+        let mut l = link(100.0, 100, QueueLimit::Packets(100));
+        let Offer::Accepted { arrive: a1, .. } = l.offer(SimTime::ZERO, pkt(1500)) else { panic!() };
+        l.apply(SimTime::from_ms(1), &LinkChange { at: SimTime::from_ms(1), rate: None, delay: Some(SimTime::from_ms(1)), loss: None, up: None });
+        let Offer::Accepted { arrive: a2, .. } = l.offer(SimTime::from_ms(1), pkt(1500)) else { panic!() };
+        assert!(a2 >= a1);
+    }
+
+    #[test]
+    fn a_rate_change_retimes_packets_not_yet_started() {
+        let mut l = link(1.0, 0, QueueLimit::Packets(100));
+        l.offer(SimTime::ZERO, pkt(1000)); // 8 ms at 1 Mbit/s
+        l.offer(SimTime::ZERO, pkt(1000));
+        let ep = l.epoch;
+        // At 4 ms the first is in service; the second starts at 8 ms at the new rate.
+        let head = l.apply(SimTime::from_ms(4), &LinkChange { at: SimTime::from_ms(4), rate: Some(Bandwidth(2e6)), delay: None, loss: None, up: None });
+        assert!(head.is_none(), "head keeps its time");
+        let (_, next) = l.pop_arrival(SimTime::from_ms(8), ep).unwrap();
+        assert_eq!(next, Some(SimTime::from_ms(12)));
+    }
+}

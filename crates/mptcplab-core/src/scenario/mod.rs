@@ -1,0 +1,355 @@
+//! The scenario schema: the single source of truth. Python turns TOML into this structure
+//! and surfaces `ScenarioError` with the field path; `mptcplab schema` exports it as JSON
+//! Schema. Unknown fields are rejected.
+
+pub mod units;
+mod validate;
+
+pub use units::{Duration, Queue, Rate, Size};
+pub use validate::{LinkPlan, Plan, ConnPlan, PathPlan};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Bad scenario input: `field` is the dotted path (e.g. `links[1].rate`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self { ScenarioError { field: field.into(), message: message.into() } }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}: {}", self.field, self.message) }
+}
+impl std::error::Error for ScenarioError {}
+
+/// A whole experiment: topology, traffic and the MPTCP configuration.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub run: RunSpec,
+    /// Defaults for every subflow and TCP flow.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    /// Full-duplex links; "forward" is the data direction.
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Routes over links; each path is one (local address, remote address) pair.
+    #[serde(default)]
+    pub paths: Vec<PathSpec>,
+    /// Multi-homed hosts (seed 000 Table 1): exactly two, data flows from the first to
+    /// the second; they expand into one access link per ISP and one path per ISP pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostSpec>,
+    /// MPTCP connections.
+    #[serde(default)]
+    pub connections: Vec<ConnSpec>,
+    /// Plain single-path TCP flows (background traffic).
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated time (default "30 s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Duration>,
+    /// Seed of every random stream (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Metrics sampling interval (default "100 ms").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryName {
+    /// Proportional Rate Reduction (RFC 6937), Linux's default.
+    Prr,
+    /// NewReno (RFC 6582) over the SACK pipe.
+    Newreno,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Maximum segment size, payload bytes (default "1448 B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Size>,
+    /// Initial congestion window in packets (default 10, RFC 6928).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoveryName>,
+    /// Delayed ACKs (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timeout (default "40 ms", Linux TCP_DELACK_MIN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<Duration>,
+    /// Floor of the RTO variance term (default "200 ms", Linux TCP_RTO_MIN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub name: String,
+    /// Serialisation rate of the forward direction (whole packets, headers included).
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// DropTail limit (default "1000 pkt", Linux txqueuelen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Queue>,
+    /// Bernoulli loss probability before the queue, forward direction (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+    /// A loss model instead of `loss` (forward direction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_model: Option<LossModelSpec>,
+    /// Overrides for the reverse (ACK) direction; loss there defaults to 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<DirSpec>,
+    /// Timed changes: steps, linear ramps (`until`), down/up.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<ChangeSpec>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Queue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_model: Option<LossModelSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossModelSpec {
+    Bernoulli { p: f64 },
+    /// Two-state Markov chain, stepped once per packet.
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, #[serde(default)] loss_good: f64, loss_bad: f64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkState {
+    Up,
+    Down,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    #[default]
+    Both,
+    Forward,
+    Reverse,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeSpec {
+    pub at: Duration,
+    /// With `until`: a linear ramp from the value at `at` to the given value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<LinkState>,
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathSpec {
+    pub name: String,
+    /// Links in the data direction.
+    pub links: Vec<String>,
+    /// Links for ACKs (default: `links` reversed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_links: Option<Vec<String>>,
+    /// Subflows on this path are backup subflows (MP_PRIO B-bit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    pub name: String,
+    pub isps: Vec<IspSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IspSpec {
+    pub name: String,
+    /// Access rate towards the host.
+    pub down: Rate,
+    /// Access rate from the host.
+    pub up: Rate,
+    /// One-way delay of this access link (half the site-to-site delay is typical).
+    pub delay: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Queue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+}
+
+/// `"all"` or a list of path names.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PathSelection {
+    List(Vec<String>),
+    All(AllPaths),
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AllPaths {
+    All,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Bulk transfer: `size` bytes, or unbounded.
+    Bulk {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        size: Option<Size>,
+    },
+}
+
+impl Default for AppSpec {
+    fn default() -> Self { AppSpec::Bulk { size: None } }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConnSpec {
+    pub name: String,
+    /// Paths the path manager may use ("all" = every path of the scenario).
+    pub paths: PathSelection,
+    /// Path of the initial subflow (default: the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_path: Option<String>,
+    /// Congestion control (default "cubic"); see `mptcplab list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    /// Packet scheduler (default "minrtt").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    /// Path manager (default "fullmesh").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_manager: Option<String>,
+    /// Shared send buffer, payload bytes (default "4 MiB", Linux tcp_wmem max).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Size>,
+    /// Shared receive buffer, payload bytes (default "6 MiB", Linux tcp_rmem max).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_buffer: Option<Size>,
+    /// Application read rate (default: reads at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opportunistic_retransmission: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penalisation: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    #[serde(default)]
+    pub app: AppSpec,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_buffer: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    #[serde(default)]
+    pub app: AppSpec,
+}
+
+fn map_serde_error(path: String, msg: String) -> ScenarioError {
+    // An unknown field fails while reading the key, so the path names the parent: add it.
+    let mut field = if path.is_empty() || path == "." { String::new() } else { path };
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        if let Some(end) = rest.find('`') {
+            let name = &rest[..end];
+            field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+        }
+    }
+    if field.is_empty() {
+        field = "<scenario>".to_string();
+    }
+    ScenarioError::new(field, msg)
+}
+
+impl Scenario {
+    /// Parse from any serde deserializer (JSON text, a Python dict), with field paths.
+    pub fn deserialize_from<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Scenario, ScenarioError>
+    where
+        D::Error: fmt::Display,
+    {
+        serde_path_to_error::deserialize(d).map_err(|e| {
+            let path = e.path().to_string();
+            map_serde_error(path, e.into_inner().to_string())
+        })
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let s = Scenario::deserialize_from(&mut de)?;
+        de.end().map_err(|e| ScenarioError::new("<scenario>", e.to_string()))?;
+        Ok(s)
+    }
+
+    pub fn to_json(&self) -> String { serde_json::to_string(self).unwrap_or_default() }
+
+    /// JSON Schema (draft 2019-09 / 2020-12 compatible) of the scenario.
+    pub fn json_schema() -> String {
+        let schema = schemars::schema_for!(Scenario);
+        serde_json::to_string_pretty(&schema).unwrap_or_default()
+    }
+
+    /// Check everything and resolve names and units into a runnable plan.
+    pub fn plan(&self) -> Result<Plan, ScenarioError> { validate::plan(self) }
+}

@@ -1,0 +1,439 @@
+//! Semantic checks and name/unit resolution: `Scenario` -> `Plan`.
+
+use super::*;
+use crate::mptcp::conn::ConnConfig;
+use crate::net::link::LinkChange;
+use crate::net::loss::LossModel;
+use crate::tcp::{Recovery, TcpConfig};
+use crate::units::{Bandwidth, QueueLimit, SimTime};
+use std::collections::HashMap;
+
+#[derive(Clone, Debug)]
+pub struct DirPlan {
+    pub rate: Bandwidth,
+    pub delay: SimTime,
+    pub queue: QueueLimit,
+    pub loss: LossModel,
+    pub changes: Vec<LinkChange>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LinkPlan {
+    pub name: String,
+    pub fwd: DirPlan,
+    pub rev: DirPlan,
+}
+
+/// Hop id of a link direction: `2·link + (0 forward | 1 reverse)`.
+pub fn hop_id(link: usize, reverse: bool) -> u32 { (2 * link + reverse as usize) as u32 }
+
+#[derive(Clone, Debug)]
+pub struct PathPlan {
+    pub name: String,
+    pub fwd_hops: Vec<u32>,
+    pub rev_hops: Vec<u32>,
+    pub backup: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConnPlan {
+    pub cfg: ConnConfig,
+    /// Indexes into `Plan::paths`.
+    pub paths: Vec<usize>,
+    pub scheduler: String,
+    pub path_manager: String,
+    pub opportunistic_retransmission: bool,
+    pub penalisation: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub name: String,
+    pub duration: SimTime,
+    pub seed: u64,
+    pub sample_interval: SimTime,
+    pub links: Vec<LinkPlan>,
+    pub paths: Vec<PathPlan>,
+    pub conns: Vec<ConnPlan>,
+}
+
+fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> { Err(ScenarioError::new(field, msg)) }
+
+fn check_prob(field: &str, p: f64) -> Result<f64, ScenarioError> {
+    if p.is_nan() {
+        return err(field, "expected a probability in [0, 1], got NaN");
+    }
+    if !(0.0..=1.0).contains(&p) {
+        return err(field, format!("expected a probability in [0, 1], got {p}"));
+    }
+    Ok(p)
+}
+
+fn loss_model(field: &str, loss: Option<f64>, model: &Option<LossModelSpec>) -> Result<LossModel, ScenarioError> {
+    match (loss, model) {
+        (Some(_), Some(_)) => err(field, "give either `loss` or `loss_model`, not both"),
+        (Some(p), None) => Ok(LossModel::Bernoulli { p: check_prob(&format!("{field}.loss"), p)? }),
+        (None, None) => Ok(LossModel::none()),
+        (None, Some(LossModelSpec::Bernoulli { p })) => Ok(LossModel::Bernoulli { p: check_prob(&format!("{field}.loss_model.p"), *p)? }),
+        (None, Some(LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad })) => {
+            let f = format!("{field}.loss_model");
+            Ok(LossModel::GilbertElliott {
+                p_good_to_bad: check_prob(&format!("{f}.p_good_to_bad"), *p_good_to_bad)?,
+                p_bad_to_good: check_prob(&format!("{f}.p_bad_to_good"), *p_bad_to_good)?,
+                loss_good: check_prob(&format!("{f}.loss_good"), *loss_good)?,
+                loss_bad: check_prob(&format!("{f}.loss_bad"), *loss_bad)?,
+                bad: false,
+            })
+        }
+    }
+}
+
+fn check_name(field: &str, name: &str) -> Result<(), ScenarioError> {
+    if name.trim().is_empty() {
+        return err(field, "expected a non-empty name");
+    }
+    Ok(())
+}
+
+const DEFAULT_QUEUE: QueueLimit = QueueLimit::Packets(1000);
+
+/// Build one direction's change list: steps and ramps in time order.
+fn changes(field: &str, specs: &[(usize, &ChangeSpec)], mut rate: Bandwidth, mut delay: SimTime, mut loss: f64) -> Result<Vec<LinkChange>, ScenarioError> {
+    let mut out = Vec::new();
+    let mut sorted: Vec<(usize, &ChangeSpec)> = specs.to_vec();
+    sorted.sort_by_key(|(i, c)| (c.at.value, *i));
+    for (i, c) in sorted {
+        let f = format!("{field}[{i}]");
+        let at = c.at.value;
+        let new_rate = c.rate.as_ref().map(|r| r.value);
+        let new_delay = c.delay.as_ref().map(|d| d.value);
+        let new_loss = match c.loss {
+            Some(p) => Some(check_prob(&format!("{f}.loss"), p)?),
+            None => None,
+        };
+        if new_rate.is_none() && new_delay.is_none() && new_loss.is_none() && c.state.is_none() {
+            return err(f, "a schedule entry needs at least one of rate, delay, loss or state");
+        }
+        match &c.until {
+            None => {
+                out.push(LinkChange { at, rate: new_rate, delay: new_delay, loss: new_loss, up: c.state.map(|s| s == LinkState::Up) });
+            }
+            Some(until) => {
+                let end = until.value;
+                if end <= at {
+                    return err(format!("{f}.until"), format!("a ramp must end after it starts ({} <= {})", until.text, c.at.text));
+                }
+                if c.state.is_some() {
+                    return err(format!("{f}.state"), "link state cannot ramp; use a step without `until`");
+                }
+                // Linear ramp as up to 100 steps, at least 10 ms apart.
+                let span = (end - at).ns();
+                let steps = (span / SimTime::from_ms(10).ns()).clamp(1, 100);
+                for k in 1..=steps {
+                    let frac = k as f64 / steps as f64;
+                    let t = at + SimTime(span * k / steps);
+                    out.push(LinkChange {
+                        at: t,
+                        rate: new_rate.map(|r| Bandwidth(rate.0 + (r.0 - rate.0) * frac)),
+                        delay: new_delay.map(|d| SimTime((delay.ns() as f64 + (d.ns() as f64 - delay.ns() as f64) * frac).round() as u64)),
+                        loss: new_loss.map(|p| loss + (p - loss) * frac),
+                        up: None,
+                    });
+                }
+            }
+        }
+        if let Some(r) = new_rate { rate = r; }
+        if let Some(d) = new_delay { delay = d; }
+        if let Some(p) = new_loss { loss = p; }
+    }
+    out.sort_by_key(|c| c.at);
+    Ok(out)
+}
+
+/// Expand `[[hosts]]` into links and paths.
+fn expand_hosts(s: &Scenario) -> Result<(Vec<LinkSpec>, Vec<PathSpec>), ScenarioError> {
+    let mut links = s.links.clone();
+    let mut paths = s.paths.clone();
+    if s.hosts.is_empty() {
+        return Ok((links, paths));
+    }
+    if s.hosts.len() != 2 {
+        return err("hosts", format!("expected exactly two hosts (data flows from the first to the second), got {}", s.hosts.len()));
+    }
+    for (h, host) in s.hosts.iter().enumerate() {
+        check_name(&format!("hosts[{h}].name"), &host.name)?;
+        if host.isps.is_empty() {
+            return err(format!("hosts[{h}].isps"), "a host needs at least one ISP");
+        }
+        for (k, isp) in host.isps.iter().enumerate() {
+            check_name(&format!("hosts[{h}].isps[{k}].name"), &isp.name)?;
+            // Forward = data direction: up from the sending host, down into the receiving one.
+            let (fwd, rev) = if h == 0 { (&isp.up, &isp.down) } else { (&isp.down, &isp.up) };
+            links.push(LinkSpec {
+                name: format!("{}.{}", host.name, isp.name),
+                rate: fwd.clone(),
+                delay: isp.delay.clone(),
+                queue: isp.queue.clone(),
+                loss: isp.loss,
+                loss_model: None,
+                reverse: Some(DirSpec { rate: Some(rev.clone()), ..Default::default() }),
+                schedule: vec![],
+            });
+        }
+    }
+    for a in &s.hosts[0].isps {
+        for b in &s.hosts[1].isps {
+            paths.push(PathSpec {
+                name: format!("{}~{}", a.name, b.name),
+                links: vec![format!("{}.{}", s.hosts[0].name, a.name), format!("{}.{}", s.hosts[1].name, b.name)],
+                reverse_links: None,
+                backup: None,
+            });
+        }
+    }
+    Ok((links, paths))
+}
+
+fn known<'a>(field: &str, what: &str, name: &str, names: impl Iterator<Item = &'a str>) -> Result<(), ScenarioError> {
+    let all: Vec<&str> = names.collect();
+    if all.contains(&name) {
+        Ok(())
+    } else {
+        err(field, format!("unknown {what} {name:?}; expected one of: {}", all.join(", ")))
+    }
+}
+
+pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+    let duration = s.run.duration.as_ref().map_or(SimTime::from_secs(30), |d| d.value);
+    if duration == SimTime::ZERO {
+        return err("run.duration", "expected a duration > 0");
+    }
+    let sample_interval = s.run.sample_interval.as_ref().map_or(SimTime::from_ms(100), |d| d.value);
+    if sample_interval < SimTime::from_us(1) {
+        return err("run.sample_interval", "expected an interval >= 1 us");
+    }
+    let mut tcp = TcpConfig::default();
+    if let Some(m) = &s.tcp.mss {
+        if m.value == 0 || m.value > 65_495 {
+            return err("tcp.mss", format!("expected an MSS between 1 B and 65495 B, got {}", m.text));
+        }
+        tcp.mss = m.value as u32;
+    }
+    if let Some(w) = s.tcp.initial_cwnd {
+        if w == 0 || w > 1_000_000 {
+            return err("tcp.initial_cwnd", format!("expected 1..=1000000 packets, got {w}"));
+        }
+        tcp.initial_cwnd = w;
+    }
+    if let Some(r) = s.tcp.recovery {
+        tcp.recovery = match r { RecoveryName::Prr => Recovery::Prr, RecoveryName::Newreno => Recovery::NewReno };
+    }
+    if let Some(d) = s.tcp.delayed_ack { tcp.delayed_ack = d; }
+    if let Some(d) = &s.tcp.delack_timeout {
+        if d.value == SimTime::ZERO {
+            return err("tcp.delack_timeout", "expected a timeout > 0");
+        }
+        tcp.delack_timeout = d.value;
+    }
+    if let Some(d) = &s.tcp.min_rto {
+        tcp.rto_min = d.value;
+    }
+
+    let (links_spec, paths_spec) = expand_hosts(s)?;
+    if links_spec.is_empty() {
+        return err("links", "the scenario has no links; add at least one [[links]] table (or [[hosts]])");
+    }
+    if paths_spec.is_empty() {
+        return err("paths", "the scenario has no paths; add at least one [[paths]] table listing links");
+    }
+    if s.connections.is_empty() && s.flows.is_empty() {
+        return err("connections", "the scenario has no traffic; add a [[connections]] (MPTCP) or [[flows]] (TCP) table");
+    }
+
+    let mut link_idx: HashMap<&str, usize> = HashMap::new();
+    let mut links = Vec::new();
+    for (i, l) in links_spec.iter().enumerate() {
+        let f = format!("links[{i}]");
+        check_name(&format!("{f}.name"), &l.name)?;
+        if link_idx.insert(&l.name, i).is_some() {
+            return err(format!("{f}.name"), format!("duplicate link name {:?}", l.name));
+        }
+        let fwd_loss = loss_model(&f, l.loss, &l.loss_model)?;
+        let r = l.reverse.clone().unwrap_or_default();
+        let rev_loss = loss_model(&format!("{f}.reverse"), r.loss, &r.loss_model)?;
+        let queue = l.queue.as_ref().map_or(DEFAULT_QUEUE, |q| q.value);
+        let mut fwd = DirPlan { rate: l.rate.value, delay: l.delay.value, queue, loss: fwd_loss, changes: vec![] };
+        let mut rev = DirPlan {
+            rate: r.rate.as_ref().map_or(l.rate.value, |x| x.value),
+            delay: r.delay.as_ref().map_or(l.delay.value, |x| x.value),
+            queue: r.queue.as_ref().map_or(queue, |x| x.value),
+            loss: rev_loss,
+            changes: vec![],
+        };
+        let fs: Vec<(usize, &ChangeSpec)> = l.schedule.iter().enumerate().filter(|(_, c)| c.direction != Direction::Reverse).collect();
+        let rs: Vec<(usize, &ChangeSpec)> = l.schedule.iter().enumerate().filter(|(_, c)| c.direction != Direction::Forward).collect();
+        let p0 = |m: &LossModel| { let p = m.bernoulli_p(); if p.is_nan() { 0.0 } else { p } };
+        fwd.changes = changes(&format!("{f}.schedule"), &fs, fwd.rate, fwd.delay, p0(&fwd.loss))?;
+        rev.changes = changes(&format!("{f}.schedule"), &rs, rev.rate, rev.delay, p0(&rev.loss))?;
+        links.push(LinkPlan { name: l.name.clone(), fwd, rev });
+    }
+
+    let link_names = || links_spec.iter().map(|l| l.name.as_str());
+    let mut path_idx: HashMap<&str, usize> = HashMap::new();
+    let mut paths = Vec::new();
+    for (i, p) in paths_spec.iter().enumerate() {
+        let f = format!("paths[{i}]");
+        check_name(&format!("{f}.name"), &p.name)?;
+        if path_idx.insert(&p.name, i).is_some() {
+            return err(format!("{f}.name"), format!("duplicate path name {:?}", p.name));
+        }
+        if p.links.is_empty() {
+            return err(format!("{f}.links"), "a path needs at least one link");
+        }
+        let mut fwd_hops = Vec::new();
+        for (j, ln) in p.links.iter().enumerate() {
+            known(&format!("{f}.links[{j}]"), "link", ln, link_names())?;
+            fwd_hops.push(hop_id(link_idx[ln.as_str()], false));
+        }
+        let rev_hops = match &p.reverse_links {
+            None => fwd_hops.iter().rev().map(|h| h ^ 1).collect(),
+            Some(rl) => {
+                if rl.is_empty() {
+                    return err(format!("{f}.reverse_links"), "expected at least one link");
+                }
+                let mut v = Vec::new();
+                for (j, ln) in rl.iter().enumerate() {
+                    known(&format!("{f}.reverse_links[{j}]"), "link", ln, link_names())?;
+                    v.push(hop_id(link_idx[ln.as_str()], true));
+                }
+                v
+            }
+        };
+        paths.push(PathPlan { name: p.name.clone(), fwd_hops, rev_hops, backup: p.backup.unwrap_or(false) });
+    }
+
+    let mut flow_names: HashMap<&str, ()> = HashMap::new();
+    let mut conns = Vec::new();
+    let cc_names = || crate::cc::REGISTRY.iter().map(|c| c.name);
+    let size = |x: &Option<Size>, d: u64| x.as_ref().map_or(d, |v| v.value);
+    for (i, c) in s.connections.iter().enumerate() {
+        let f = format!("connections[{i}]");
+        check_name(&format!("{f}.name"), &c.name)?;
+        if flow_names.insert(&c.name, ()).is_some() {
+            return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", c.name));
+        }
+        let sel: Vec<usize> = match &c.paths {
+            PathSelection::All(_) => (0..paths.len()).collect(),
+            PathSelection::List(v) => {
+                if v.is_empty() {
+                    return err(format!("{f}.paths"), "expected at least one path");
+                }
+                let mut out = Vec::new();
+                for (j, pn) in v.iter().enumerate() {
+                    known(&format!("{f}.paths[{j}]"), "path", pn, paths_spec.iter().map(|p| p.name.as_str()))?;
+                    let k = path_idx[pn.as_str()];
+                    if out.contains(&k) {
+                        return err(format!("{f}.paths[{j}]"), format!("path {pn:?} is listed twice"));
+                    }
+                    out.push(k);
+                }
+                out
+            }
+        };
+        if sel.len() > 64 {
+            return err(format!("{f}.paths"), "at most 64 subflows per connection");
+        }
+        let initial = match &c.initial_path {
+            None => 0,
+            Some(pn) => {
+                let names: Vec<&str> = sel.iter().map(|&k| paths[k].name.as_str()).collect();
+                match names.iter().position(|n| n == pn) {
+                    Some(p) => p,
+                    None => return err(format!("{f}.initial_path"), format!("{pn:?} is not one of this connection's paths: {}", names.join(", "))),
+                }
+            }
+        };
+        let cc = c.cc.clone().unwrap_or_else(|| "cubic".into());
+        known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
+        let scheduler = c.scheduler.clone().unwrap_or_else(|| "minrtt".into());
+        known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
+        let pm = c.path_manager.clone().unwrap_or_else(|| "fullmesh".into());
+        known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
+        let cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size)?;
+        conns.push(ConnPlan {
+            cfg,
+            paths: sel,
+            scheduler,
+            path_manager: pm,
+            opportunistic_retransmission: c.opportunistic_retransmission.unwrap_or(true),
+            penalisation: c.penalisation.unwrap_or(true),
+        });
+    }
+    for (i, fl) in s.flows.iter().enumerate() {
+        let f = format!("flows[{i}]");
+        check_name(&format!("{f}.name"), &fl.name)?;
+        if flow_names.insert(&fl.name, ()).is_some() {
+            return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", fl.name));
+        }
+        known(&format!("{f}.path"), "path", &fl.path, paths_spec.iter().map(|p| p.name.as_str()))?;
+        let cc = fl.cc.clone().unwrap_or_else(|| "cubic".into());
+        known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
+        let cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size)?;
+        conns.push(ConnPlan {
+            cfg,
+            paths: vec![path_idx[fl.path.as_str()]],
+            scheduler: "minrtt".into(),
+            path_manager: "default".into(),
+            opportunistic_retransmission: false,
+            penalisation: false,
+        });
+    }
+    let seed = s.run.seed.unwrap_or(1);
+    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, links, paths, conns })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conn_config(
+    f: &str,
+    name: &str,
+    mptcp: bool,
+    tcp: TcpConfig,
+    cc: String,
+    sndbuf: &Option<Size>,
+    rcvbuf: &Option<Size>,
+    read_rate: &Option<Rate>,
+    app: &AppSpec,
+    initial_path: usize,
+    start: &Option<Duration>,
+    size: impl Fn(&Option<Size>, u64) -> u64,
+) -> Result<ConnConfig, ScenarioError> {
+    let send_buffer = size(sndbuf, 4 * 1024 * 1024);
+    let receive_buffer = size(rcvbuf, 6 * 1024 * 1024);
+    if send_buffer == 0 {
+        return err(format!("{f}.send_buffer"), "expected a buffer > 0 B");
+    }
+    if receive_buffer == 0 {
+        return err(format!("{f}.receive_buffer"), "expected a buffer > 0 B");
+    }
+    let app_bytes = match app {
+        AppSpec::Bulk { size: Some(s) } => {
+            if s.value == 0 {
+                return err(format!("{f}.app.size"), "expected a size > 0 B (omit it for an unbounded transfer)");
+            }
+            Some(s.value)
+        }
+        AppSpec::Bulk { size: None } => None,
+    };
+    Ok(ConnConfig {
+        name: name.to_string(),
+        mptcp,
+        tcp,
+        cc,
+        send_buffer,
+        receive_buffer,
+        read_rate: read_rate.as_ref().map(|r| r.value),
+        app_bytes,
+        initial_path,
+        start: start.as_ref().map_or(SimTime::ZERO, |d| d.value),
+    })
+}

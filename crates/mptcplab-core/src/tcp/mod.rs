@@ -1,0 +1,12 @@
+//! One TCP subflow: sender with a SACK scoreboard, Linux RTT/RTO estimation, PRR or
+//! NewReno recovery; receiver with SACK blocks and Linux-like delayed ACKs.
+//! Reference `tcp.md`.
+
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+pub mod seq;
+
+pub use receiver::{AckDecision, SubflowRx};
+pub use rtt::RttEstimator;
+pub use sender::{Recovery, SubflowTx, TcpConfig};

@@ -1,0 +1,693 @@
+//! Subflow sender: SACK scoreboard, loss marking, PRR/NewReno recovery, RTO with backoff,
+//! cwnd validation. Linux semantics (reference `tcp.md` §1.2–1.6): cwnd and ssthresh in
+//! packets, `in_flight = packets_out - (sacked_out + lost_out) + retrans_out`.
+
+use super::rtt::{RttEstimator, RTO_MAX};
+use super::seq::{after, before, off};
+use crate::cc::{AckSample, AnyCc, CaEvent, CaState, CcState, CongestionControl, Coupling, INFINITE_SSTHRESH};
+use crate::units::SimTime;
+use std::collections::VecDeque;
+
+/// Loss recovery after fast retransmit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937), Linux's default (`tcp_cwnd_reduction`).
+    Prr,
+    /// RFC 6582 NewReno over the SACK pipe: cwnd = ssthresh for the whole episode. With
+    /// pipe accounting (SACKed data leaves `in_flight`) this is what window inflation
+    /// emulates without SACK.
+    NewReno,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct TcpConfig {
+    pub mss: u32,
+    pub initial_cwnd: u32,
+    pub recovery: Recovery,
+    pub rto_min: SimTime,
+    pub delayed_ack: bool,
+    pub delack_timeout: SimTime,
+    /// DupThresh (Linux `tcp_reordering`, RFC 5681 §3.2).
+    pub dupthresh: u32,
+    pub slow_start_after_idle: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1448,
+            initial_cwnd: 10,
+            recovery: Recovery::Prr,
+            rto_min: SimTime::from_ms(200),
+            delayed_ack: true,
+            delack_timeout: SimTime::from_ms(40),
+            dupthresh: 3,
+            slow_start_after_idle: true,
+        }
+    }
+}
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+/// Retransmitted and not yet known lost again (Linux `TCPCB_SACKED_RETRANS`).
+const RETRANS: u8 = 4;
+const EVER_RETRANS: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Seg {
+    pub seq: u32,
+    pub len: u32,
+    pub dsn: u64,
+    pub sent_at: SimTime,
+    flags: u8,
+}
+
+impl Seg {
+    pub fn sacked(&self) -> bool { self.flags & SACKED != 0 }
+}
+
+/// What one ACK did, for the connection and the metrics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckResult {
+    pub bytes_acked: u64,
+    pub delivered_pkts: u32,
+    pub snd_una_advanced: bool,
+    pub rtt_sample: Option<SimTime>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TxStats {
+    pub segs_sent: u64,
+    pub bytes_sent: u64,
+    pub bytes_retrans: u64,
+    pub segs_retrans: u64,
+    pub bytes_acked: u64,
+    pub rto_count: u64,
+    pub recoveries: u64,
+    pub srtt_sum_ms: f64,
+    pub srtt_samples: u64,
+}
+
+pub struct SubflowTx {
+    pub cfg: TcpConfig,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    segs: VecDeque<Seg>,
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    pub st: CcState,
+    pub cc: AnyCc,
+    pub rtt: RttEstimator,
+    /// Current RTO including backoff (Linux `icsk_rto`).
+    pub rto: SimTime,
+    pub rto_deadline: Option<SimTime>,
+    pub rto_backoffs: u32,
+    high_seq: u32,
+    prr_delivered: u32,
+    prr_out: u32,
+    /// Scoreboard cursors: segments before `retx_hint` have no retransmission pending;
+    /// those before `lost_hint` need no loss marking.
+    retx_hint: usize,
+    lost_hint: usize,
+    /// Linux `max_packets_out`/`max_packets_seq`/`is_cwnd_limited` (`tcp_cwnd_validate`).
+    max_packets_out: u32,
+    max_packets_seq: u32,
+    is_cwnd_limited: bool,
+    /// Send time of the most recently sent segment known delivered (RACK-style detection
+    /// of lost retransmissions, like Linux 4.x `tcp_mark_lost_retrans`).
+    latest_delivered_sent_at: SimTime,
+    /// Sequence numbers of retransmissions in the order they were sent.
+    retrans_fifo: VecDeque<u32>,
+    last_send: SimTime,
+    pub stats: TxStats,
+}
+
+impl SubflowTx {
+    pub fn new(cfg: TcpConfig, iss: u32, cc: AnyCc, now: SimTime) -> Self {
+        let mut s = SubflowTx {
+            cfg,
+            snd_una: iss,
+            snd_nxt: iss,
+            segs: VecDeque::new(),
+            packets_out: 0,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            st: CcState::new(cfg.initial_cwnd, cfg.mss),
+            cc,
+            rtt: RttEstimator::new(cfg.rto_min),
+            rto: super::rtt::RTO_INIT,
+            rto_deadline: None,
+            rto_backoffs: 0,
+            high_seq: iss,
+            prr_delivered: 0,
+            prr_out: 0,
+            retx_hint: 0,
+            lost_hint: 0,
+            max_packets_out: 0,
+            max_packets_seq: iss,
+            is_cwnd_limited: false,
+            latest_delivered_sent_at: SimTime::ZERO,
+            retrans_fifo: VecDeque::new(),
+            last_send: now,
+            stats: TxStats::default(),
+        };
+        s.cc.init(now, &mut s.st);
+        s
+    }
+
+    /// Linux `tcp_packets_in_flight`.
+    #[inline]
+    pub fn in_flight(&self) -> u32 { self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out }
+
+    pub fn in_flight_bytes(&self) -> u64 { self.in_flight() as u64 * self.cfg.mss as u64 }
+
+    #[inline]
+    pub fn has_cwnd_space(&self) -> bool { self.in_flight() < self.st.cwnd }
+
+    pub fn ca_state(&self) -> CaState { self.st.ca_state }
+
+    /// Bytes sent and not cumulatively acknowledged.
+    pub fn outstanding_segs(&self) -> impl Iterator<Item = &Seg> { self.segs.iter() }
+
+    fn set_state(&mut self, s: CaState) {
+        if self.st.ca_state != s {
+            self.st.ca_state = s;
+            self.cc.on_state(&mut self.st, s);
+        }
+    }
+
+    /// Index of the first segment marked lost and not yet retransmitted.
+    pub fn next_retransmit(&mut self) -> Option<usize> {
+        if self.lost_out <= self.retrans_out {
+            return None;
+        }
+        while self.retx_hint < self.segs.len() {
+            let f = self.segs[self.retx_hint].flags;
+            if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
+                return Some(self.retx_hint);
+            }
+            self.retx_hint += 1;
+        }
+        None
+    }
+
+    fn before_send(&mut self, now: SimTime) {
+        if self.packets_out == 0 {
+            // RFC 2861 restart after idle (Linux tcp_cwnd_restart) and CA_EVENT_TX_START.
+            if self.cfg.slow_start_after_idle && now.saturating_sub(self.last_send) > self.rto && self.stats.segs_sent > 0 {
+                let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
+                let mut cwnd = self.st.cwnd;
+                let mut delta = now.saturating_sub(self.last_send);
+                self.st.ssthresh = self.st.current_ssthresh();
+                while delta > self.rto && cwnd > restart {
+                    cwnd >>= 1;
+                    delta = delta.saturating_sub(self.rto);
+                }
+                self.st.cwnd = cwnd.max(restart);
+                self.cc.on_event(now, &mut self.st, CaEvent::CwndRestart);
+            }
+            self.cc.on_event(now, &mut self.st, CaEvent::TxStart);
+        }
+        self.last_send = now;
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto);
+        }
+        if self.st.ca_state == CaState::Recovery {
+            self.prr_out += 1;
+        }
+    }
+
+    /// Send `len` new bytes mapped to data sequence `dsn`. Returns the subflow sequence.
+    pub fn send_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
+        self.before_send(now);
+        let seq = self.snd_nxt;
+        self.segs.push_back(Seg { seq, len, dsn, sent_at: now, flags: 0 });
+        self.snd_nxt = seq.wrapping_add(len);
+        self.packets_out += 1;
+        self.stats.segs_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        seq
+    }
+
+    /// Retransmit segment `idx` (from `next_retransmit`). Returns (seq, len, dsn).
+    pub fn retransmit(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
+        self.before_send(now);
+        let s = &mut self.segs[idx];
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent_at = now;
+        self.retrans_fifo.push_back(s.seq);
+        self.retrans_out += 1;
+        self.stats.segs_sent += 1;
+        self.stats.segs_retrans += 1;
+        self.stats.bytes_sent += s.len as u64;
+        self.stats.bytes_retrans += s.len as u64;
+        (s.seq, s.len, s.dsn)
+    }
+
+    /// Linux `tcp_cwnd_validate` after a send opportunity: was cwnd the limit?
+    pub fn validate_cwnd(&mut self, limited: bool) {
+        if !before(self.snd_una, self.max_packets_seq) || self.packets_out > self.max_packets_out {
+            self.max_packets_out = self.packets_out;
+            self.max_packets_seq = self.snd_nxt;
+            self.is_cwnd_limited = limited;
+        } else {
+            self.is_cwnd_limited |= limited;
+        }
+    }
+
+    /// Linux 4.x `tcp_is_cwnd_limited`.
+    fn cwnd_limited(&self) -> bool {
+        if self.is_cwnd_limited {
+            return true;
+        }
+        self.st.in_slow_start() && self.st.cwnd < 2 * self.max_packets_out
+    }
+
+    fn seg_index(&self, seq: u32) -> Result<usize, usize> {
+        let base = self.snd_una;
+        self.segs.binary_search_by(|s| off(s.seq, base).cmp(&off(seq, base)))
+    }
+
+    /// Process a cumulative ACK and SACK blocks. `coupling` is the sibling view for
+    /// coupled controllers (empty otherwise).
+    pub fn on_ack(&mut self, now: SimTime, ack: u32, sacks: &[(u32, u32)], coupling: &Coupling) -> AckResult {
+        let mut res = AckResult::default();
+        if after(ack, self.snd_nxt) {
+            return res; // acknowledges data never sent: ignore
+        }
+        let mut sack_rtt: Option<SimTime> = None;
+        let mut newly_sacked = 0u32;
+        // 1. SACK blocks: mark segments fully covered (RFC 2018/6675 scoreboard).
+        for &(bs, be) in sacks {
+            if !after(be, ack) || after(be, self.snd_nxt) {
+                continue;
+            }
+            let start = match self.seg_index(bs) { Ok(i) => i, Err(i) => i };
+            let mut i = start;
+            while i < self.segs.len() {
+                let s = self.segs[i];
+                if !before(s.seq, be) {
+                    break;
+                }
+                if s.flags & SACKED == 0 && !after(s.seq.wrapping_add(s.len), be) && !before(s.seq, bs) {
+                    let f = &mut self.segs[i].flags;
+                    *f |= SACKED;
+                    if *f & LOST != 0 { self.lost_out -= 1; }
+                    if *f & RETRANS != 0 { self.retrans_out -= 1; }
+                    self.sacked_out += 1;
+                    newly_sacked += 1;
+                    if s.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
+                        sack_rtt = Some(now - s.sent_at);
+                    }
+                    self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
+                }
+                i += 1;
+            }
+        }
+        // 2. Cumulative ACK.
+        let mut acked_pkts = 0u32;
+        let mut seq_rtt: Option<SimTime> = None;
+        let mut retrans_acked = false;
+        if after(ack, self.snd_una) {
+            while let Some(s) = self.segs.front() {
+                if after(s.seq.wrapping_add(s.len), ack) {
+                    break;
+                }
+                let s = self.segs.pop_front().unwrap_or_else(|| unreachable!());
+                self.packets_out -= 1;
+                if s.flags & SACKED != 0 {
+                    self.sacked_out -= 1;
+                } else {
+                    acked_pkts += 1;
+                    if s.flags & EVER_RETRANS != 0 {
+                        retrans_acked = true;
+                    } else if seq_rtt.is_none() {
+                        seq_rtt = Some(now - s.sent_at);
+                    }
+                    self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
+                }
+                if s.flags & LOST != 0 { self.lost_out -= 1; }
+                if s.flags & RETRANS != 0 { self.retrans_out -= 1; }
+                res.bytes_acked += s.len as u64;
+                self.retx_hint = self.retx_hint.saturating_sub(1);
+                self.lost_hint = self.lost_hint.saturating_sub(1);
+            }
+            self.snd_una = ack;
+            res.snd_una_advanced = true;
+            self.stats.bytes_acked += res.bytes_acked;
+        }
+        let delivered = acked_pkts + newly_sacked;
+        res.delivered_pkts = delivered;
+        // 3. RTT: from the oldest newly acked never-retransmitted segment (Karn), else SACK.
+        let rtt = if retrans_acked { None } else { seq_rtt }.or(sack_rtt);
+        if let Some(m) = rtt {
+            self.rtt.sample(m, self.snd_una, self.snd_nxt);
+            self.rto = self.rtt.rto();
+            self.rto_backoffs = 0;
+            self.st.srtt = self.rtt.srtt();
+            self.st.min_rtt = self.rtt.min_rtt();
+            self.stats.srtt_sum_ms += self.st.srtt.ms_f64();
+            self.stats.srtt_samples += 1;
+        }
+        res.rtt_sample = rtt;
+        if delivered > 0 {
+            self.cc.on_rtt_sample(now, &mut self.st, rtt, delivered);
+        }
+        // 4. Loss detection.
+        let mut newly_lost = false;
+        if self.sacked_out > 0 {
+            newly_lost |= self.mark_lost();
+        }
+        if self.retrans_out > 0 && delivered > 0 {
+            newly_lost |= self.mark_lost_retrans();
+        }
+        // 5. Congestion state machine (Linux tcp_fastretrans_alert, simplified).
+        match self.st.ca_state {
+            CaState::Open | CaState::Disorder | CaState::Cwr => {
+                if self.lost_out > 0 {
+                    self.enter_recovery();
+                } else if self.sacked_out > 0 {
+                    self.set_state(CaState::Disorder);
+                } else {
+                    self.set_state(CaState::Open);
+                }
+            }
+            CaState::Recovery => {
+                if !before(self.snd_una, self.high_seq) {
+                    // tcp_end_cwnd_reduction: cwnd = ssthresh.
+                    if self.st.ssthresh < INFINITE_SSTHRESH {
+                        self.st.cwnd = self.st.ssthresh.max(1);
+                    }
+                    self.cc.on_event(now, &mut self.st, CaEvent::CompleteCwr);
+                    self.set_state(if self.sacked_out > 0 { CaState::Disorder } else { CaState::Open });
+                }
+            }
+            CaState::Loss => {
+                if !before(self.snd_una, self.high_seq) {
+                    self.set_state(CaState::Open);
+                }
+            }
+        }
+        // 6. cwnd: reduction during recovery, else the CC's growth.
+        self.st.in_flight = self.in_flight();
+        if self.st.ca_state == CaState::Recovery {
+            if delivered > 0 {
+                match self.cfg.recovery {
+                    Recovery::Prr => self.prr(delivered, res.snd_una_advanced && !newly_lost),
+                    Recovery::NewReno => self.st.cwnd = self.st.ssthresh.max(1),
+                }
+            }
+        } else if delivered > 0 && res.snd_una_advanced {
+            // Linux tcp_may_raise_cwnd: grow only on ACKs that acknowledge new data
+            // (FLAG_DATA_ACKED), by all packets delivered (acked + SACKed).
+            let sample = AckSample {
+                now,
+                acked: delivered,
+                ack_seq: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                rtt,
+                cwnd_limited: self.cwnd_limited(),
+                paced: false,
+            };
+            self.cc.on_ack(&mut self.st, &sample, coupling);
+        }
+        self.st.cwnd = self.st.cwnd.max(crate::cc::MIN_CWND);
+        // 7. RTO timer: restart when new data is acked, stop when nothing is outstanding.
+        if self.packets_out == 0 {
+            self.rto_deadline = None;
+        } else if res.snd_una_advanced {
+            self.rto_deadline = Some(now + self.rto);
+        }
+        res
+    }
+
+    /// Linux `tcp_cwnd_reduction` (PRR, RFC 6937), reference `tcp.md` §1.3.
+    fn prr(&mut self, newly_acked_sacked: u32, ssrb: bool) {
+        self.prr_delivered += newly_acked_sacked;
+        let in_flight = self.in_flight() as i64;
+        let ssthresh = self.st.ssthresh as i64;
+        let delta = ssthresh - in_flight;
+        let mut sndcnt: i64 = if delta < 0 {
+            // Proportional part: sndcnt = ceil(ssthresh * prr_delivered / prior_cwnd) - prr_out.
+            let prior = self.st.prior_cwnd.max(1) as i64;
+            (ssthresh * self.prr_delivered as i64 + prior - 1) / prior - self.prr_out as i64
+        } else if ssrb {
+            // PRR-SSRB.
+            delta.min((self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64) + 1)
+        } else {
+            // PRR-CRB.
+            delta.min(newly_acked_sacked as i64)
+        };
+        sndcnt = sndcnt.max(if self.prr_out == 0 { 1 } else { 0 });
+        self.st.cwnd = (in_flight + sndcnt).max(1) as u32;
+    }
+
+    fn enter_recovery(&mut self) {
+        self.st.prior_cwnd = self.st.cwnd;
+        self.st.ssthresh = self.cc.ssthresh(&self.st).max(2);
+        self.high_seq = self.snd_nxt;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.stats.recoveries += 1;
+        self.set_state(CaState::Recovery);
+        if self.cfg.recovery == Recovery::NewReno {
+            self.st.cwnd = self.st.ssthresh;
+        }
+    }
+
+    /// RFC 6675 `IsLost`: a segment with at least DupThresh SACKed segments above it is
+    /// lost. Linux `tcp_mark_head_lost` with `reordering` = 3. Amortised O(1) per segment.
+    fn mark_lost(&mut self) -> bool {
+        // Find the index of the DupThresh-th highest SACKed segment.
+        let mut count = 0;
+        let mut limit = None;
+        for i in (self.lost_hint..self.segs.len()).rev() {
+            if self.segs[i].flags & SACKED != 0 {
+                count += 1;
+                if count >= self.cfg.dupthresh {
+                    limit = Some(i);
+                    break;
+                }
+            }
+        }
+        let Some(limit) = limit else { return false };
+        let mut first = None;
+        for i in self.lost_hint..limit {
+            let f = &mut self.segs[i].flags;
+            if *f & (SACKED | LOST) == 0 {
+                *f |= LOST;
+                self.lost_out += 1;
+                first.get_or_insert(i);
+            }
+        }
+        self.lost_hint = self.lost_hint.max(limit);
+        if let Some(i) = first {
+            self.retx_hint = self.retx_hint.min(i);
+        }
+        first.is_some()
+    }
+
+    /// A retransmission sent before a segment that has since been delivered was lost
+    /// again (paths here never reorder). Linux 4.x `tcp_mark_lost_retrans` / RACK.
+    fn mark_lost_retrans(&mut self) -> bool {
+        let mut any = false;
+        let horizon = self.latest_delivered_sent_at;
+        while let Some(&seq) = self.retrans_fifo.front() {
+            let Ok(i) = self.seg_index(seq) else {
+                self.retrans_fifo.pop_front(); // acked meanwhile
+                continue;
+            };
+            let s = &mut self.segs[i];
+            if s.flags & RETRANS == 0 || s.flags & SACKED != 0 {
+                self.retrans_fifo.pop_front();
+                continue;
+            }
+            if s.sent_at >= horizon {
+                break;
+            }
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+            self.retrans_fifo.pop_front();
+            self.retx_hint = self.retx_hint.min(i);
+            any = true;
+        }
+        any
+    }
+
+    /// The retransmission timer fired (Linux `tcp_retransmit_timer` -> `tcp_enter_loss`).
+    /// Returns false if there was nothing outstanding.
+    pub fn on_rto(&mut self, now: SimTime) -> bool {
+        if self.packets_out == 0 {
+            self.rto_deadline = None;
+            return false;
+        }
+        self.stats.rto_count += 1;
+        let first = self.st.ca_state <= CaState::Disorder || !before(self.snd_una, self.high_seq) || (self.st.ca_state == CaState::Loss && self.rto_backoffs == 0);
+        if first {
+            self.st.prior_cwnd = self.st.cwnd;
+            self.st.ssthresh = self.cc.ssthresh(&self.st).max(2);
+        }
+        // Every segment not SACKed is lost; nothing is in flight any more.
+        self.lost_out = 0;
+        self.retrans_out = 0;
+        for s in self.segs.iter_mut() {
+            s.flags &= !RETRANS;
+            if s.flags & SACKED == 0 {
+                s.flags |= LOST;
+                self.lost_out += 1;
+            }
+        }
+        self.retx_hint = 0;
+        self.lost_hint = self.segs.len();
+        self.retrans_fifo.clear();
+        self.st.cwnd = 1;
+        self.st.cwnd_cnt = 0;
+        self.high_seq = self.snd_nxt;
+        self.set_state(CaState::Loss);
+        self.cc.on_event(now, &mut self.st, CaEvent::Loss);
+        self.rto = self.rto.mul(2).min(RTO_MAX);
+        self.rto_backoffs += 1;
+        self.rto_deadline = Some(now + self.rto);
+        true
+    }
+
+    /// Data sequence ranges sent on this subflow and not yet cumulatively acked at
+    /// subflow level (for reinjection on another subflow after an RTO).
+    pub fn unacked_dsn_ranges(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.segs.iter().filter(|s| s.flags & SACKED == 0).map(|s| (s.dsn, s.len))
+    }
+
+    /// Invariant checks for tests: counters agree with the scoreboard.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (mut sacked, mut lost, mut retrans) = (0, 0, 0);
+        for s in &self.segs {
+            if s.flags & SACKED != 0 { sacked += 1; }
+            if s.flags & LOST != 0 && s.flags & SACKED == 0 { lost += 1; }
+            if s.flags & RETRANS != 0 && s.flags & SACKED == 0 { retrans += 1; }
+        }
+        if self.packets_out as usize != self.segs.len() || sacked != self.sacked_out || lost != self.lost_out || retrans != self.retrans_out {
+            return Err(format!(
+                "scoreboard mismatch: out {} vs {}, sacked {} vs {}, lost {} vs {}, retrans {} vs {}",
+                self.packets_out, self.segs.len(), self.sacked_out, sacked, self.lost_out, lost, self.retrans_out, retrans
+            ));
+        }
+        if self.st.cwnd < crate::cc::MIN_CWND || self.st.cwnd > (1 << 30) {
+            return Err(format!("cwnd out of range: {}", self.st.cwnd));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{make, Coupling};
+
+    fn tx() -> SubflowTx {
+        let mut t = SubflowTx::new(TcpConfig { mss: 1000, ..Default::default() }, 0xffff_fc00, make("reno").unwrap(), SimTime::ZERO);
+        t.st.cwnd = 20;
+        t
+    }
+
+    fn send_n(t: &mut SubflowTx, n: u32, now: SimTime) {
+        for _ in 0..n {
+            let dsn = t.stats.segs_sent * 1000;
+            t.send_new(now, 1000, dsn);
+        }
+    }
+
+    #[test]
+    fn three_sacked_segments_above_a_hole_start_prr_recovery_and_end_at_ssthresh() {
+        // tcp.md test vector 8: cwnd 20 -> ssthresh 10, cwnd 10 after recovery.
+        let mut t = tx();
+        let base = t.snd_una;
+        send_n(&mut t, 20, SimTime::ZERO);
+        t.validate_cwnd(true);
+        let now = SimTime::from_ms(100);
+        // Segment 0 lost; segments 1..=3 SACKed one by one.
+        for k in 1..=3u32 {
+            let blk = (base.wrapping_add(1000), base.wrapping_add(1000 * (k + 1)));
+            t.on_ack(now, base, &[blk], &Coupling::alone());
+        }
+        assert_eq!(t.ca_state(), CaState::Recovery);
+        assert_eq!(t.st.ssthresh, 10);
+        assert_eq!(t.lost_out, 1);
+        let idx = t.next_retransmit().unwrap();
+        assert_eq!(idx, 0);
+        t.retransmit(now, idx);
+        t.check_invariants().unwrap();
+        // Remaining segments get SACKed, then the retransmission is acked.
+        for k in 4..20u32 {
+            let blk = (base.wrapping_add(1000), base.wrapping_add(1000 * (k + 1)));
+            t.on_ack(now, base, &[blk], &Coupling::alone());
+            while t.has_cwnd_space() && t.st.ca_state == CaState::Recovery && t.stats.segs_sent < 40 {
+                send_n(&mut t, 1, now);
+            }
+            t.check_invariants().unwrap();
+        }
+        let snd_nxt = t.snd_nxt;
+        // Not cwnd-limited: the CC must not add growth on the exit ACK, so cwnd is exactly ssthresh.
+        t.is_cwnd_limited = false;
+        t.max_packets_out = 0;
+        t.on_ack(SimTime::from_ms(200), snd_nxt, &[], &Coupling::alone());
+        assert_eq!(t.ca_state(), CaState::Open);
+        assert_eq!(t.st.cwnd, 10);
+        t.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn an_rto_marks_everything_lost_and_restarts_from_one_packet() {
+        // tcp.md test vector 7.
+        let mut t = tx();
+        send_n(&mut t, 20, SimTime::ZERO);
+        assert!(t.on_rto(SimTime::from_secs(1)));
+        assert_eq!((t.st.ssthresh, t.st.cwnd, t.ca_state()), (10, 1, CaState::Loss));
+        assert_eq!(t.in_flight(), 0);
+        assert_eq!(t.rto, SimTime::from_secs(2));
+        let i = t.next_retransmit().unwrap();
+        t.retransmit(SimTime::from_secs(1), i);
+        assert_eq!(t.in_flight(), 1);
+        assert!(!t.has_cwnd_space());
+        t.check_invariants().unwrap();
+        // A second timeout does not lower ssthresh again.
+        t.on_rto(SimTime::from_secs(3));
+        assert_eq!(t.st.ssthresh, 10);
+        assert_eq!(t.rto, SimTime::from_secs(4));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_detected_when_later_data_is_delivered() {
+        let mut t = tx();
+        let base = t.snd_una;
+        send_n(&mut t, 10, SimTime::ZERO);
+        let now = SimTime::from_ms(50);
+        for k in 1..=3u32 {
+            t.on_ack(now, base, &[(base.wrapping_add(1000), base.wrapping_add(1000 * (k + 1)))], &Coupling::alone());
+        }
+        let i = t.next_retransmit().unwrap();
+        t.retransmit(now, i);
+        // New data sent after the retransmission gets SACKed: the retransmission was lost.
+        send_n(&mut t, 1, SimTime::from_ms(60));
+        let top = t.snd_nxt;
+        t.on_ack(SimTime::from_ms(120), base, &[(base.wrapping_add(1000), top)], &Coupling::alone());
+        assert_eq!(t.next_retransmit(), Some(0));
+        t.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn the_rtt_sample_skips_retransmitted_segments() {
+        let mut t = tx();
+        send_n(&mut t, 1, SimTime::ZERO);
+        t.on_rto(SimTime::from_secs(1));
+        let i = t.next_retransmit().unwrap();
+        t.retransmit(SimTime::from_secs(1), i);
+        let nxt = t.snd_nxt;
+        let r = t.on_ack(SimTime::from_ms(1010), nxt, &[], &Coupling::alone());
+        assert!(r.rtt_sample.is_none());
+        assert_eq!(t.packets_out, 0);
+        assert!(t.rto_deadline.is_none());
+    }
+}

@@ -1,0 +1,479 @@
+//! The simulator: one owned value with `now`, the event queue, the links and the
+//! connections (smoltcp `netsim`, htsim routes). `step`, `run_until` and `run`.
+
+use crate::metrics::Metrics;
+use crate::mptcp::conn::{Connection, SubState, TimerRequest};
+use crate::mptcp::scheduler::{AnyScheduler, MinRtt, MinRttOptions};
+use crate::mptcp::pm;
+use crate::net::{LinkDir, Offer, Packet, PacketKind, Route};
+use crate::rng::Rng;
+use crate::scenario::{Plan, ScenarioError};
+use crate::sim::{Event, EventQueue};
+use crate::units::SimTime;
+
+/// Totals for benchmarks and summaries.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    pub events: u64,
+    pub data_segments_sent: u64,
+    pub acks_sent: u64,
+}
+
+/// One row per flow, produced at the end of a run.
+#[derive(Clone, Debug)]
+pub struct FlowSummary {
+    pub name: String,
+    pub kind: &'static str,
+    pub cc: String,
+    pub scheduler: String,
+    pub path_manager: String,
+    pub subflows: u32,
+    pub bytes_delivered: u64,
+    pub goodput_mbps: f64,
+    pub bytes_sent: u64,
+    pub bytes_retrans: u64,
+    pub completion_s: f64,
+    pub ooo_max_bytes: u64,
+    pub rcvbuf_max_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct SubflowSummary {
+    pub conn: u32,
+    pub subflow: u32,
+    pub path: u32,
+    pub bytes_sent: u64,
+    pub bytes_retrans: u64,
+    pub bytes_acked: u64,
+    pub mean_srtt_ms: f64,
+    pub throughput_mbps: f64,
+    pub rto_count: u64,
+    pub recoveries: u64,
+}
+
+pub struct Simulator {
+    pub now: SimTime,
+    pub end: SimTime,
+    events: EventQueue,
+    /// Link directions, indexed by hop id (2·link + direction).
+    pub links: Vec<LinkDir>,
+    routes: Vec<Route>,
+    pub conns: Vec<Connection>,
+    /// Per connection: the world path index of each subflow.
+    conn_paths: Vec<Vec<usize>>,
+    pub plan: Plan,
+    outbox: Vec<Packet>,
+    timer_reqs: Vec<TimerRequest>,
+    pub metrics: Metrics,
+    traced: Vec<bool>,
+    sample_interval: SimTime,
+    last_sample: SimTime,
+    prev_sub: Vec<Vec<u64>>,
+    prev_read: Vec<u64>,
+    read_tick: SimTime,
+}
+
+impl Simulator {
+    /// Build a simulator. `seed` overrides the scenario's; `trace` names flows to trace.
+    pub fn new(plan: Plan, seed: Option<u64>, duration: Option<SimTime>, trace: &[String]) -> Result<Simulator, ScenarioError> {
+        let seed = seed.unwrap_or(plan.seed);
+        let end = duration.unwrap_or(plan.duration);
+        let mut links = Vec::with_capacity(plan.links.len() * 2);
+        for l in &plan.links {
+            for (dir, d) in [("forward", &l.fwd), ("reverse", &l.rev)] {
+                let rng = Rng::stream(seed, &format!("link/{}/{}/loss", l.name, dir));
+                let mut ld = LinkDir::new(l.name.clone(), dir, d.rate, d.delay, d.queue, d.loss.clone(), rng);
+                ld.changes = d.changes.clone();
+                links.push(ld);
+            }
+        }
+        let mut routes = Vec::with_capacity(plan.paths.len() * 2);
+        for p in &plan.paths {
+            routes.push(Route { hops: p.fwd_hops.clone() });
+            routes.push(Route { hops: p.rev_hops.clone() });
+        }
+        let mut conns = Vec::new();
+        let mut conn_paths = Vec::new();
+        for (ci, c) in plan.conns.iter().enumerate() {
+            let route_pairs: Vec<(u32, u32)> = c.paths.iter().map(|&p| (2 * p as u32, 2 * p as u32 + 1)).collect();
+            let backup: Vec<bool> = c.paths.iter().map(|&p| plan.paths[p].backup).collect();
+            let mut rng = Rng::stream(seed, &format!("conn/{}/iss", c.cfg.name));
+            let iss: Vec<u32> = c.paths.iter().map(|_| rng.next_u64() as u32).collect();
+            let sched = AnyScheduler::MinRtt(MinRtt::new(MinRttOptions {
+                opportunistic_retransmission: c.opportunistic_retransmission,
+                penalisation: c.penalisation,
+            }));
+            let pmgr = pm::make(&c.path_manager).ok_or_else(|| ScenarioError::new("path_manager", format!("unknown path manager {:?}", c.path_manager)))?;
+            let conn = Connection::new(ci as u32, c.cfg.clone(), &route_pairs, &backup, &iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            conns.push(conn);
+            conn_paths.push(c.paths.clone());
+        }
+        let traced = plan.conns.iter().map(|c| trace.iter().any(|t| t == &c.cfg.name || t == "all")).collect();
+        for t in trace {
+            if t != "all" && !plan.conns.iter().any(|c| &c.cfg.name == t) {
+                return Err(ScenarioError::new("trace", format!("no connection or flow named {t:?} to trace")));
+            }
+        }
+        let mut sim = Simulator {
+            now: SimTime::ZERO,
+            end,
+            events: EventQueue::new(),
+            links,
+            routes,
+            prev_sub: conns.iter().map(|c| vec![0; c.subflows.len()]).collect(),
+            prev_read: vec![0; conns.len()],
+            conns,
+            conn_paths,
+            sample_interval: plan.sample_interval,
+            plan,
+            outbox: Vec::with_capacity(64),
+            timer_reqs: Vec::with_capacity(16),
+            metrics: Metrics::default(),
+            traced,
+            last_sample: SimTime::ZERO,
+            read_tick: SimTime::from_ms(1),
+        };
+        for (i, c) in sim.conns.iter().enumerate() {
+            sim.events.schedule(c.cfg.start, Event::ConnStart { conn: i as u32 });
+            if c.cfg.read_rate.is_some() {
+                sim.events.schedule(c.cfg.start + sim.read_tick, Event::AppRead { conn: i as u32 });
+            }
+        }
+        for (h, l) in sim.links.iter().enumerate() {
+            for (k, ch) in l.changes.iter().enumerate() {
+                sim.events.schedule(ch.at, Event::LinkChange { link: h as u32, entry: k as u32 });
+            }
+        }
+        sim.events.schedule(sim.sample_interval, Event::Sample);
+        Ok(sim)
+    }
+
+    pub fn stats(&self) -> RunStats {
+        RunStats {
+            events: self.events.handled(),
+            data_segments_sent: self.conns.iter().map(|c| c.stats.data_segs_sent).sum(),
+            acks_sent: self.conns.iter().map(|c| c.stats.acks_sent).sum(),
+        }
+    }
+
+    pub fn path_name(&self, conn: usize, sub: usize) -> &str { &self.plan.paths[self.conn_paths[conn][sub]].name }
+
+    /// Handle the next event if it is due before `until`. Returns false when there is none.
+    pub fn step(&mut self, until: SimTime) -> bool {
+        match self.events.peek_time() {
+            Some(t) if t <= until => {}
+            _ => return false,
+        }
+        let Some((t, ev)) = self.events.pop() else { return false };
+        self.now = t;
+        self.handle(ev);
+        true
+    }
+
+    pub fn run_until(&mut self, until: SimTime) {
+        let until = until.min(self.end);
+        while self.step(until) {}
+        if self.now < until {
+            self.now = until;
+        }
+    }
+
+    pub fn run(&mut self) { self.run_until(self.end) }
+
+    pub fn done(&self) -> bool { self.now >= self.end }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::LinkArrive { link, epoch } => {
+                let now = self.now;
+                let Some((pkt, next)) = self.links[link as usize].pop_arrival(now, epoch) else { return };
+                if let Some(at) = next {
+                    self.events.schedule(at, Event::LinkArrive { link, epoch });
+                }
+                self.forward(pkt);
+            }
+            Event::LinkChange { link, entry } => {
+                let l = &mut self.links[link as usize];
+                let ch = l.changes[entry as usize].clone();
+                if let Some(at) = l.apply(self.now, &ch) {
+                    let epoch = l.epoch;
+                    self.events.schedule(at, Event::LinkArrive { link, epoch });
+                }
+            }
+            Event::Timer { conn, sub, kind } => {
+                let c = conn as usize;
+                self.conns[c].on_timer(self.now, sub as usize, kind, &mut self.outbox);
+                self.after_conn(c);
+            }
+            Event::ConnStart { conn } => {
+                let c = conn as usize;
+                self.conns[c].start(self.now, &mut self.outbox);
+                self.after_conn(c);
+            }
+            Event::AppRead { conn } => {
+                let c = conn as usize;
+                if let Some(rate) = self.conns[c].cfg.read_rate {
+                    let bytes = (rate.0 / 8.0 * self.read_tick.secs_f64()).round() as u64;
+                    self.conns[c].app_read(self.now, bytes.max(1), &mut self.outbox);
+                    self.after_conn(c);
+                    self.events.schedule(self.now + self.read_tick, Event::AppRead { conn });
+                }
+            }
+            Event::Sample => {
+                self.sample();
+                self.events.schedule(self.now + self.sample_interval, Event::Sample);
+            }
+        }
+    }
+
+    /// Move a packet to its next hop, or to its destination end.
+    fn forward(&mut self, mut pkt: Packet) {
+        pkt.hop += 1;
+        let route = &self.routes[pkt.route as usize];
+        if (pkt.hop as usize) < route.hops.len() {
+            self.offer(pkt);
+        } else {
+            let c = pkt.conn as usize;
+            if self.traced[c] {
+                self.trace_rx(&pkt);
+            }
+            self.conns[c].on_packet(self.now, &pkt, &mut self.outbox);
+            self.after_conn(c);
+        }
+    }
+
+    fn offer(&mut self, pkt: Packet) {
+        let hop = self.routes[pkt.route as usize].hops[pkt.hop as usize];
+        let now = self.now;
+        match self.links[hop as usize].offer(now, pkt) {
+            Offer::Accepted { arrive, new_head } => {
+                if new_head {
+                    let epoch = self.links[hop as usize].epoch;
+                    self.events.schedule(arrive, Event::LinkArrive { link: hop, epoch });
+                }
+            }
+            _ => {
+                if self.traced[pkt.conn as usize] {
+                    let m = &mut self.metrics.trace;
+                    m.push(now.ns(), pkt.conn, pkt.sub as u32, "drop", pkt.seq, pkt.len, pkt.dsn, pkt.ack, 0, 0, 0, hop);
+                }
+            }
+        }
+    }
+
+    /// Transmit what a connection queued and schedule its timers.
+    fn after_conn(&mut self, c: usize) {
+        let mut out = std::mem::take(&mut self.outbox);
+        for mut p in out.drain(..) {
+            p.hop = 0;
+            if self.traced[c] {
+                self.trace_tx(&p);
+            }
+            self.offer(p);
+        }
+        self.outbox = out;
+        self.timer_reqs.clear();
+        let mut reqs = std::mem::take(&mut self.timer_reqs);
+        self.conns[c].poll_timers(&mut reqs);
+        for &(at, sub, kind) in reqs.iter() {
+            self.events.schedule(at.max(self.now), Event::Timer { conn: c as u32, sub, kind });
+        }
+        self.timer_reqs = reqs;
+    }
+
+    fn trace_tx(&mut self, p: &Packet) {
+        let s = &self.conns[p.conn as usize].subflows[p.sub as usize].tx;
+        let ev = match p.kind {
+            PacketKind::Data if p.retrans => "retrans",
+            PacketKind::Data => "send",
+            PacketKind::Ack => "ack_sent",
+            _ => "handshake",
+        };
+        self.metrics.trace.push(self.now.ns(), p.conn, p.sub as u32, ev, p.seq, p.len, p.dsn, p.ack, s.st.cwnd, s.in_flight(), s.st.srtt.us(), u32::MAX);
+    }
+
+    fn trace_rx(&mut self, p: &Packet) {
+        let ev = match p.kind {
+            PacketKind::Data => "recv",
+            PacketKind::Ack => "ack",
+            _ => return,
+        };
+        let s = &self.conns[p.conn as usize].subflows[p.sub as usize].tx;
+        self.metrics.trace.push(self.now.ns(), p.conn, p.sub as u32, ev, p.seq, p.len, p.dsn, p.ack, s.st.cwnd, s.in_flight(), s.st.srtt.us(), u32::MAX);
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let dt = (now - self.last_sample).secs_f64().max(1e-12);
+        self.last_sample = now;
+        let t = now.secs_f64();
+        let m = &mut self.metrics;
+        for (ci, c) in self.conns.iter().enumerate() {
+            for (si, s) in c.subflows.iter().enumerate() {
+                if s.state == SubState::Idle {
+                    continue;
+                }
+                let x = &s.tx;
+                let ss = &mut m.subflows;
+                ss.time_s.push(t);
+                ss.conn.push(ci as u32);
+                ss.subflow.push(si as u32);
+                ss.path.push(self.conn_paths[ci][si] as u32);
+                ss.cwnd_pkts.push(x.st.cwnd);
+                ss.ssthresh_pkts.push(x.st.ssthresh.min(1 << 30));
+                ss.srtt_ms.push(x.st.srtt.ms_f64());
+                ss.inflight_bytes.push(x.in_flight_bytes());
+                ss.bytes_sent.push(x.stats.bytes_sent);
+                ss.bytes_acked.push(x.stats.bytes_acked);
+                ss.bytes_retrans.push(x.stats.bytes_retrans);
+                let prev = &mut self.prev_sub[ci][si];
+                ss.throughput_mbps.push((x.stats.bytes_sent - *prev) as f64 * 8.0 / dt / 1e6);
+                *prev = x.stats.bytes_sent;
+            }
+            if !c.started {
+                continue;
+            }
+            let cs = &mut m.conns;
+            cs.time_s.push(t);
+            cs.conn.push(ci as u32);
+            let read = c.rcv.read_total;
+            cs.goodput_mbps.push((read - self.prev_read[ci]) as f64 * 8.0 / dt / 1e6);
+            self.prev_read[ci] = read;
+            cs.bytes_delivered.push(read);
+            cs.ooo_bytes.push(c.rcv.ooo_bytes);
+            cs.rcvbuf_bytes.push(c.rcv.occupancy());
+            cs.sndbuf_bytes.push(c.snd.written - c.snd.data_una);
+        }
+        for (h, l) in self.links.iter_mut().enumerate() {
+            let (qp, qb) = l.queue_len(now);
+            let ls = &mut m.links;
+            ls.time_s.push(t);
+            ls.hop.push(h as u32);
+            ls.queue_pkts.push(qp as u32);
+            ls.queue_bytes.push(qb);
+            ls.sent_pkts.push(l.stats.offered);
+            ls.delivered_pkts.push(l.stats.delivered);
+            ls.dropped_pkts.push(l.stats.dropped());
+            ls.rate_mbps.push(l.rate.mbps());
+        }
+    }
+
+    /// Per-flow summary over [0, now].
+    pub fn summary(&self) -> Vec<FlowSummary> {
+        let secs = self.now.secs_f64().max(1e-9);
+        self.plan
+            .conns
+            .iter()
+            .zip(&self.conns)
+            .map(|(p, c)| {
+                let active = (secs - c.cfg.start.secs_f64()).max(1e-9);
+                FlowSummary {
+                    name: c.cfg.name.clone(),
+                    kind: if c.cfg.mptcp { "mptcp" } else { "tcp" },
+                    cc: c.cfg.cc.clone(),
+                    scheduler: if c.cfg.mptcp { p.scheduler.clone() } else { "-".into() },
+                    path_manager: if c.cfg.mptcp { p.path_manager.clone() } else { "-".into() },
+                    subflows: c.subflows.iter().filter(|s| s.established_at.is_some()).count() as u32,
+                    bytes_delivered: c.rcv.read_total,
+                    goodput_mbps: c.rcv.read_total as f64 * 8.0 / active / 1e6,
+                    bytes_sent: c.subflows.iter().map(|s| s.tx.stats.bytes_sent).sum(),
+                    bytes_retrans: c.subflows.iter().map(|s| s.tx.stats.bytes_retrans).sum(),
+                    completion_s: c.completed_at.map_or(f64::NAN, |t| (t - c.cfg.start).secs_f64()),
+                    ooo_max_bytes: c.stats.ooo_max_bytes,
+                    rcvbuf_max_bytes: c.stats.rcvbuf_max_bytes,
+                }
+            })
+            .collect()
+    }
+
+    pub fn subflow_summary(&self) -> Vec<SubflowSummary> {
+        let secs = self.now.secs_f64().max(1e-9);
+        let mut out = Vec::new();
+        for (ci, c) in self.conns.iter().enumerate() {
+            for (si, s) in c.subflows.iter().enumerate() {
+                let st = &s.tx.stats;
+                let active = (secs - s.established_at.map_or(secs, |t| t.secs_f64())).max(1e-9);
+                out.push(SubflowSummary {
+                    conn: ci as u32,
+                    subflow: si as u32,
+                    path: self.conn_paths[ci][si] as u32,
+                    bytes_sent: st.bytes_sent,
+                    bytes_retrans: st.bytes_retrans,
+                    bytes_acked: st.bytes_acked,
+                    mean_srtt_ms: if st.srtt_samples > 0 { st.srtt_sum_ms / st.srtt_samples as f64 } else { f64::NAN },
+                    throughput_mbps: st.bytes_acked as f64 * 8.0 / active / 1e6,
+                    rto_count: st.rto_count,
+                    recoveries: st.recoveries,
+                });
+            }
+        }
+        out
+    }
+
+    /// Invariants checked by the property tests (and available to users for debugging).
+    pub fn check_invariants(&mut self) -> Result<(), String> {
+        let now = self.now;
+        for (h, l) in self.links.iter_mut().enumerate() {
+            let (qp, qb) = l.queue_len(now);
+            match l.limit {
+                crate::units::QueueLimit::Packets(n) => {
+                    if qp > n as usize {
+                        return Err(format!("hop {h}: queue {qp} > limit {n}"));
+                    }
+                }
+                crate::units::QueueLimit::Bytes(b) => {
+                    if qb > b && qp > 1 {
+                        return Err(format!("hop {h}: queue {qb} B > limit {b} B"));
+                    }
+                }
+            }
+            let s = &l.stats;
+            if s.offered != s.delivered + s.dropped() + l.on_link() as u64 {
+                return Err(format!("hop {h}: offered {} != delivered {} + dropped {} + on link {}", s.offered, s.delivered, s.dropped(), l.on_link()));
+            }
+        }
+        for c in &self.conns {
+            c.check_invariants()?;
+            // Every data byte handed to subflows and not yet delivered at the receiver is
+            // still outstanding on some subflow (or queued for it): nothing is forgotten.
+            let mut cover: Vec<(u64, u64)> = Vec::new();
+            for s in &c.subflows {
+                for seg in s.tx.outstanding_segs() {
+                    cover.push((seg.dsn, seg.dsn + seg.len as u64));
+                }
+                for &(d, l) in &s.queue {
+                    cover.push((d, d + l as u64));
+                }
+            }
+            for &(d, l) in &c.snd.reinject {
+                cover.push((d, d + l as u64));
+            }
+            cover.sort_unstable();
+            let mut pos = c.rcv.rcv_nxt;
+            let mut it = cover.iter().peekable();
+            let end = c.snd.dsn_nxt;
+            while pos < end {
+                // Skip data that reached the receiver out of order.
+                if let Some(e) = c.rcv.ooo_range_containing(pos) {
+                    pos = e;
+                    continue;
+                }
+                let mut advanced = false;
+                while let Some(&&(s, e)) = it.peek() {
+                    if s > pos {
+                        break;
+                    }
+                    if e > pos {
+                        pos = e;
+                        advanced = true;
+                    }
+                    it.next();
+                }
+                if !advanced {
+                    return Err(format!("{}: data byte {pos} is neither delivered nor outstanding on any subflow", c.cfg.name));
+                }
+            }
+        }
+        Ok(())
+    }
+}
