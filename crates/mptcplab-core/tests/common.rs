@@ -17,3 +17,18 @@ pub fn run(json: &str) -> Simulator {
 
 /// Goodput of flow `i` in Mbit/s over the whole run.
 pub fn goodput(s: &Simulator, i: usize) -> f64 { s.summary()[i].goodput_mbps }
+
+/// Parse a TOML scenario (the same format as the files in `scenarios/`).
+pub fn scenario_toml(text: &str) -> Scenario {
+    let v: toml::Value = toml::from_str(text).unwrap_or_else(|e| panic!("toml: {e}"));
+    Scenario::deserialize_from(v).unwrap_or_else(|e| panic!("scenario: {e}"))
+}
+
+pub fn scenario_file(rel: &str) -> Scenario {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel);
+    scenario_toml(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+}
+
+pub fn build(sc: &Scenario, seed: Option<u64>) -> Simulator {
+    Simulator::new(sc.plan().unwrap_or_else(|e| panic!("plan: {e}")), seed, None, &[]).unwrap()
+}

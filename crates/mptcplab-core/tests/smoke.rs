@@ -29,3 +29,4 @@ fn smoke_mptcp_two_paths() {
     eprintln!("{:?}", s.subflow_summary());
     assert!(sum[0].goodput_mbps > 12.0);
 }
+

@@ -523,10 +523,11 @@ impl Connection {
                 break;
             }
         }
+        let nospace = self.snd.app_blocked();
         for s in self.subflows.iter_mut() {
             if s.state == SubState::Established {
                 let limited = !s.tx.has_cwnd_space();
-                s.tx.validate_cwnd(limited);
+                s.tx.validate_cwnd(now, limited, nospace);
             }
         }
     }

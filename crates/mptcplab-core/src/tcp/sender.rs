@@ -115,6 +115,9 @@ pub struct SubflowTx {
     max_packets_out: u32,
     max_packets_seq: u32,
     is_cwnd_limited: bool,
+    /// RFC 2861 bookkeeping (Linux `snd_cwnd_used`, `snd_cwnd_stamp`).
+    snd_cwnd_used: u32,
+    snd_cwnd_stamp: SimTime,
     /// Send time of the most recently sent segment known delivered (RACK-style detection
     /// of lost retransmissions, like Linux 4.x `tcp_mark_lost_retrans`).
     latest_delivered_sent_at: SimTime,
@@ -149,6 +152,8 @@ impl SubflowTx {
             max_packets_out: 0,
             max_packets_seq: iss,
             is_cwnd_limited: false,
+            snd_cwnd_used: 0,
+            snd_cwnd_stamp: now,
             latest_delivered_sent_at: SimTime::ZERO,
             retrans_fifo: VecDeque::new(),
             last_send: now,
@@ -247,14 +252,33 @@ impl SubflowTx {
         (s.seq, s.len, s.dsn)
     }
 
-    /// Linux `tcp_cwnd_validate` after a send opportunity: was cwnd the limit?
-    pub fn validate_cwnd(&mut self, limited: bool) {
+    /// Linux `tcp_cwnd_validate` after a send opportunity: was cwnd the limit? When the
+    /// sender has not filled cwnd for a whole RTO (limited by the application or the
+    /// receive window), cwnd decays towards what was used (RFC 2861 §3, Linux
+    /// `tcp_cwnd_application_limited`), unless the application is blocked on a full send
+    /// buffer (`app_nospace`, Linux SOCK_NOSPACE).
+    pub fn validate_cwnd(&mut self, now: SimTime, limited: bool, app_nospace: bool) {
         if !before(self.snd_una, self.max_packets_seq) || self.packets_out > self.max_packets_out {
             self.max_packets_out = self.packets_out;
             self.max_packets_seq = self.snd_nxt;
             self.is_cwnd_limited = limited;
+        }
+        if self.cwnd_limited() {
+            self.snd_cwnd_used = 0;
+            self.snd_cwnd_stamp = now;
         } else {
-            self.is_cwnd_limited |= limited;
+            self.snd_cwnd_used = self.snd_cwnd_used.max(self.packets_out);
+            if self.cfg.slow_start_after_idle && now.saturating_sub(self.snd_cwnd_stamp) >= self.rto {
+                if self.st.ca_state == CaState::Open && !app_nospace {
+                    let win_used = self.snd_cwnd_used.max(self.cfg.initial_cwnd);
+                    if win_used < self.st.cwnd {
+                        self.st.ssthresh = self.st.current_ssthresh();
+                        self.st.cwnd = (self.st.cwnd + win_used) >> 1;
+                    }
+                    self.snd_cwnd_used = 0;
+                }
+                self.snd_cwnd_stamp = now;
+            }
         }
     }
 
@@ -605,7 +629,7 @@ mod tests {
         let mut t = tx();
         let base = t.snd_una;
         send_n(&mut t, 20, SimTime::ZERO);
-        t.validate_cwnd(true);
+        t.validate_cwnd(SimTime::ZERO, true, true);
         let now = SimTime::from_ms(100);
         // Segment 0 lost; segments 1..=3 SACKed one by one.
         for k in 1..=3u32 {

@@ -1,0 +1,232 @@
+//! `mptcplab._core`: a thin binding of mptcplab-core. Converts inputs, releases the GIL
+//! while simulating, and turns the core's columns into Python lists.
+
+mod error;
+
+use error::{scenario_error, ScenarioErrorPy, SimulationInterrupted};
+use mptcplab_core::scenario::Scenario;
+use mptcplab_core::units::SimTime;
+use mptcplab_core::{ScenarioError, Simulator};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+fn parse_scenario(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Scenario> {
+    let r = if let Ok(s) = obj.downcast::<PyString>() {
+        Scenario::from_json(&s.to_cow()?)
+    } else {
+        let mut de = pythonize::Depythonizer::from_object(obj);
+        Scenario::deserialize_from(&mut de)
+    };
+    r.map_err(|e| scenario_error(py, &e))
+}
+
+#[pyfunction]
+fn version() -> &'static str { mptcplab_core::VERSION }
+
+#[pyfunction]
+fn schema_json() -> String { Scenario::json_schema() }
+
+#[pyfunction]
+fn components() -> Vec<(&'static str, &'static str, &'static str)> { mptcplab_core::components() }
+
+/// Parse and check a scenario; returns it normalised as JSON text.
+#[pyfunction]
+fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<String> {
+    let sc = parse_scenario(py, scenario)?;
+    sc.plan().map_err(|e| scenario_error(py, &e))?;
+    Ok(sc.to_json())
+}
+
+fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
+    let f = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::new(f);
+    writeln!(w, "time_s,flow,subflow,event,seq,len,dsn,ack,cwnd_pkts,inflight_pkts,srtt_ms,link")?;
+    let t = &sim.metrics.trace;
+    for i in 0..t.len() {
+        let c = t.conn[i] as usize;
+        let link = if t.hop[i] == u32::MAX { String::new() } else { format!("{}/{}", sim.links[t.hop[i] as usize].name, sim.links[t.hop[i] as usize].direction) };
+        writeln!(
+            w,
+            "{:.9},{},{},{},{},{},{},{},{},{},{:.3},{}",
+            t.time_ns[i] as f64 / 1e9,
+            sim.conns[c].cfg.name,
+            t.subflow[i],
+            t.event[i],
+            t.seq[i],
+            t.len[i],
+            t.dsn[i],
+            t.ack[i],
+            t.cwnd_pkts[i],
+            t.inflight_pkts[i],
+            t.srtt_us[i] as f64 / 1e3,
+            link
+        )?;
+    }
+    w.flush()
+}
+
+/// Run a scenario. The GIL is released while the engine runs; Ctrl-C raises
+/// `SimulationInterrupted` (a KeyboardInterrupt).
+#[pyfunction]
+#[pyo3(signature = (scenario, seed=None, duration_s=None, progress=None, trace_path=None, trace_flows=None))]
+fn simulate<'py>(
+    py: Python<'py>,
+    scenario: &Bound<'py, PyAny>,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    progress: Option<Bound<'py, PyAny>>,
+    trace_path: Option<String>,
+    trace_flows: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse_scenario(py, scenario)?;
+    let plan = sc.plan().map_err(|e| scenario_error(py, &e))?;
+    let duration = match duration_s {
+        None => None,
+        Some(d) if d.is_finite() && d > 0.0 => Some(SimTime::from_secs_f64(d)),
+        Some(d) => return Err(scenario_error(py, &ScenarioError::new("duration", format!("expected a duration > 0 s, got {d}")))),
+    };
+    let trace: Vec<String> = match (&trace_path, trace_flows) {
+        (_, Some(f)) => f,
+        (Some(_), None) => vec!["all".to_string()],
+        (None, None) => vec![],
+    };
+    let name = plan.name.clone();
+    let used_seed = seed.unwrap_or(plan.seed);
+    let mut sim = Simulator::new(plan, seed, duration, &trace).map_err(|e| scenario_error(py, &e))?;
+    let wall0 = Instant::now();
+    let mut chunk = SimTime::from_ms(10);
+    let mut last_progress = Instant::now();
+    while !sim.done() {
+        let target = sim.now + chunk;
+        let t0 = Instant::now();
+        py.allow_threads(|| sim.run_until(target));
+        // Aim for ~50 ms of wall time per chunk so Ctrl-C and progress stay responsive.
+        let took = t0.elapsed().as_secs_f64().max(1e-6);
+        let scale = (0.05 / took).clamp(0.25, 4.0);
+        chunk = SimTime::from_secs_f64((chunk.secs_f64() * scale).clamp(1e-4, 10.0));
+        if let Err(e) = py.check_signals() {
+            if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                return Err(SimulationInterrupted::new_err(format!("interrupted at {:.3} s of simulated time", sim.now.secs_f64())));
+            }
+            return Err(e);
+        }
+        if let Some(cb) = &progress {
+            if last_progress.elapsed() >= Duration::from_millis(250) || sim.done() {
+                cb.call1((sim.now.secs_f64(), sim.end.secs_f64()))?;
+                last_progress = Instant::now();
+            }
+        }
+    }
+    let wall = wall0.elapsed().as_secs_f64();
+    if let Some(p) = &trace_path {
+        write_trace(p, &sim).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write trace {p}: {e}")))?;
+    }
+    result_dict(py, &sim, &name, used_seed, wall)
+}
+
+fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wall: f64) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let st = sim.stats();
+    let meta = PyDict::new(py);
+    meta.set_item("version", mptcplab_core::VERSION)?;
+    meta.set_item("seed", seed)?;
+    meta.set_item("duration_s", sim.now.secs_f64())?;
+    meta.set_item("wall_s", wall)?;
+    meta.set_item("events", st.events)?;
+    meta.set_item("data_segments_sent", st.data_segments_sent)?;
+    meta.set_item("acks_sent", st.acks_sent)?;
+    meta.set_item("scenario_name", name)?;
+    meta.set_item("trace_rows", sim.metrics.trace.len())?;
+    out.set_item("meta", meta)?;
+
+    let conn_name = |i: u32| sim.conns[i as usize].cfg.name.clone();
+    let path_name = |p: u32| sim.plan.paths[p as usize].name.clone();
+
+    let sum = sim.summary();
+    let d = PyDict::new(py);
+    d.set_item("flow", sum.iter().map(|r| r.name.clone()).collect::<Vec<_>>())?;
+    d.set_item("kind", sum.iter().map(|r| r.kind).collect::<Vec<_>>())?;
+    d.set_item("cc", sum.iter().map(|r| r.cc.clone()).collect::<Vec<_>>())?;
+    d.set_item("scheduler", sum.iter().map(|r| r.scheduler.clone()).collect::<Vec<_>>())?;
+    d.set_item("path_manager", sum.iter().map(|r| r.path_manager.clone()).collect::<Vec<_>>())?;
+    d.set_item("subflows", sum.iter().map(|r| r.subflows).collect::<Vec<_>>())?;
+    d.set_item("bytes_delivered", sum.iter().map(|r| r.bytes_delivered).collect::<Vec<_>>())?;
+    d.set_item("goodput_mbps", sum.iter().map(|r| r.goodput_mbps).collect::<Vec<_>>())?;
+    d.set_item("bytes_sent", sum.iter().map(|r| r.bytes_sent).collect::<Vec<_>>())?;
+    d.set_item("bytes_retrans", sum.iter().map(|r| r.bytes_retrans).collect::<Vec<_>>())?;
+    d.set_item("completion_s", sum.iter().map(|r| r.completion_s).collect::<Vec<_>>())?;
+    d.set_item("ooo_max_bytes", sum.iter().map(|r| r.ooo_max_bytes).collect::<Vec<_>>())?;
+    d.set_item("rcvbuf_max_bytes", sum.iter().map(|r| r.rcvbuf_max_bytes).collect::<Vec<_>>())?;
+    out.set_item("summary", d)?;
+
+    let ss = sim.subflow_summary();
+    let d = PyDict::new(py);
+    d.set_item("flow", ss.iter().map(|r| conn_name(r.conn)).collect::<Vec<_>>())?;
+    d.set_item("subflow", ss.iter().map(|r| r.subflow).collect::<Vec<_>>())?;
+    d.set_item("path", ss.iter().map(|r| path_name(r.path)).collect::<Vec<_>>())?;
+    d.set_item("bytes_sent", ss.iter().map(|r| r.bytes_sent).collect::<Vec<_>>())?;
+    d.set_item("bytes_retrans", ss.iter().map(|r| r.bytes_retrans).collect::<Vec<_>>())?;
+    d.set_item("bytes_acked", ss.iter().map(|r| r.bytes_acked).collect::<Vec<_>>())?;
+    d.set_item("mean_srtt_ms", ss.iter().map(|r| r.mean_srtt_ms).collect::<Vec<_>>())?;
+    d.set_item("throughput_mbps", ss.iter().map(|r| r.throughput_mbps).collect::<Vec<_>>())?;
+    d.set_item("rto_count", ss.iter().map(|r| r.rto_count).collect::<Vec<_>>())?;
+    d.set_item("recoveries", ss.iter().map(|r| r.recoveries).collect::<Vec<_>>())?;
+    out.set_item("subflow_summary", d)?;
+
+    let m = &sim.metrics;
+    let s = &m.subflows;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &s.time_s)?;
+    d.set_item("flow", s.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("subflow", &s.subflow)?;
+    d.set_item("path", s.path.iter().map(|&p| path_name(p)).collect::<Vec<_>>())?;
+    d.set_item("cwnd_pkts", &s.cwnd_pkts)?;
+    d.set_item("ssthresh_pkts", &s.ssthresh_pkts)?;
+    d.set_item("srtt_ms", &s.srtt_ms)?;
+    d.set_item("inflight_bytes", &s.inflight_bytes)?;
+    d.set_item("bytes_sent", &s.bytes_sent)?;
+    d.set_item("bytes_acked", &s.bytes_acked)?;
+    d.set_item("bytes_retrans", &s.bytes_retrans)?;
+    d.set_item("throughput_mbps", &s.throughput_mbps)?;
+    out.set_item("subflows", d)?;
+
+    let c = &m.conns;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &c.time_s)?;
+    d.set_item("flow", c.conn.iter().map(|&i| conn_name(i)).collect::<Vec<_>>())?;
+    d.set_item("goodput_mbps", &c.goodput_mbps)?;
+    d.set_item("bytes_delivered", &c.bytes_delivered)?;
+    d.set_item("ooo_bytes", &c.ooo_bytes)?;
+    d.set_item("rcvbuf_bytes", &c.rcvbuf_bytes)?;
+    d.set_item("sndbuf_bytes", &c.sndbuf_bytes)?;
+    out.set_item("connections", d)?;
+
+    let l = &m.links;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &l.time_s)?;
+    d.set_item("link", l.hop.iter().map(|&h| sim.links[h as usize].name.clone()).collect::<Vec<_>>())?;
+    d.set_item("direction", l.hop.iter().map(|&h| sim.links[h as usize].direction).collect::<Vec<_>>())?;
+    d.set_item("queue_pkts", &l.queue_pkts)?;
+    d.set_item("queue_bytes", &l.queue_bytes)?;
+    d.set_item("sent_pkts", &l.sent_pkts)?;
+    d.set_item("delivered_pkts", &l.delivered_pkts)?;
+    d.set_item("dropped_pkts", &l.dropped_pkts)?;
+    d.set_item("rate_mbps", &l.rate_mbps)?;
+    out.set_item("links", d)?;
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("ScenarioError", py.get_type::<ScenarioErrorPy>())?;
+    m.add("SimulationInterrupted", py.get_type::<SimulationInterrupted>())?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_json, m)?)?;
+    m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    Ok(())
+}
