@@ -318,9 +318,10 @@ impl SubflowTx {
                 }
                 if s.flags & SACKED == 0 && !after(s.seq.wrapping_add(s.len), be) && !before(s.seq, bs) {
                     let f = &mut self.segs[i].flags;
-                    *f |= SACKED;
                     if *f & LOST != 0 { self.lost_out -= 1; }
                     if *f & RETRANS != 0 { self.retrans_out -= 1; }
+                    // A SACKed segment is neither lost nor in flight any more.
+                    *f = (*f | SACKED) & !(LOST | RETRANS);
                     self.sacked_out += 1;
                     newly_sacked += 1;
                     if s.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
