@@ -2,7 +2,7 @@
 //! send buffer, DATA_ACK and the shared receive buffer with its out-of-order queue
 //! (RFC 8684 §3.3; reference `tcp.md` §1.5).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// One mapping handed to a subflow and not yet DATA_ACKed.
 #[derive(Clone, Copy, Debug)]
@@ -142,7 +142,9 @@ impl MetaSender {
 /// Receive side: in-order delivery, out-of-order queue, bounded shared buffer.
 pub struct MetaReceiver {
     pub rcv_nxt: u64,
-    ooo: BTreeMap<u64, u64>,
+    /// Out-of-order ranges [start, end), sorted, disjoint and not touching. Arrivals are
+    /// mostly in increasing order, so a deque with appends at the back is the fast case.
+    ooo: VecDeque<(u64, u64)>,
     pub ooo_bytes: u64,
     pub rcvbuf: u64,
     /// Delivered in order but not yet read by the application.
@@ -155,7 +157,7 @@ pub struct MetaReceiver {
 
 impl MetaReceiver {
     pub fn new(rcvbuf: u64) -> Self {
-        MetaReceiver { rcv_nxt: 0, ooo: BTreeMap::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: rcvbuf, duplicate_bytes: 0, beyond_window: 0 }
+        MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: rcvbuf, duplicate_bytes: 0, beyond_window: 0 }
     }
 
     /// Buffer occupancy in payload bytes (unread in-order data + out-of-order queue).
@@ -182,11 +184,11 @@ impl MetaReceiver {
             let before = self.rcv_nxt;
             self.rcv_nxt = end;
             // Pull contiguous out-of-order data.
-            while let Some((&s, &e)) = self.ooo.iter().next() {
+            while let Some(&(s, e)) = self.ooo.front() {
                 if s > self.rcv_nxt {
                     break;
                 }
-                self.ooo.remove(&s);
+                self.ooo.pop_front();
                 self.ooo_bytes -= e - s;
                 if e > self.rcv_nxt {
                     self.rcv_nxt = e;
@@ -196,20 +198,35 @@ impl MetaReceiver {
             self.unread += delivered;
             return delivered;
         }
-        // Out of order: merge into disjoint ranges, counting only new bytes.
-        let mut s = dsn;
-        let mut e = end;
+        // Out of order. Fast path: at or beyond the end of the last range.
+        if let Some(last) = self.ooo.back_mut() {
+            if dsn >= last.0 && dsn <= last.1 {
+                if end > last.1 {
+                    self.duplicate_bytes += last.1 - dsn;
+                    self.ooo_bytes += end - last.1;
+                    last.1 = end;
+                } else {
+                    self.duplicate_bytes += len as u64;
+                }
+                return 0;
+            }
+        }
+        // General case: merge with every range that overlaps or touches [dsn, end).
+        let i = self.ooo.partition_point(|&(_, e)| e < dsn);
+        let mut j = i;
+        let (mut s, mut e) = (dsn, end);
         let mut covered = 0;
-        let overlapping: Vec<(u64, u64)> = self.ooo.range(..=e).rev().take_while(|&(_, &re)| re >= s).map(|(&a, &b)| (a, b)).collect();
-        for (rs, re) in overlapping {
+        while j < self.ooo.len() && self.ooo[j].0 <= end {
+            let (rs, re) = self.ooo[j];
             covered += re.min(end).saturating_sub(rs.max(dsn));
             s = s.min(rs);
             e = e.max(re);
-            self.ooo.remove(&rs);
             self.ooo_bytes -= re - rs;
+            j += 1;
         }
         self.duplicate_bytes += covered;
-        self.ooo.insert(s, e);
+        self.ooo.drain(i..j);
+        self.ooo.insert(i, (s, e));
         self.ooo_bytes += e - s;
         0
     }
@@ -239,6 +256,15 @@ mod tests {
         assert_eq!(r.on_data(2000, 1000), 2000);
         assert_eq!((r.rcv_nxt, r.ooo_bytes), (4000, 0));
         assert_eq!(r.on_data(0, 1000), 0);
+        // Overlapping and bridging ranges count only new bytes.
+        r.on_data(6000, 1000);
+        r.on_data(8000, 1000);
+        r.on_data(5500, 3000);
+        assert_eq!(r.ooo_bytes, 3500);
+        assert_eq!(r.ooo_range_containing(7000), Some(9000));
+        assert_eq!(r.ooo_range_containing(9000), None);
+        assert_eq!(r.on_data(4000, 1500), 5000);
+        assert_eq!((r.rcv_nxt, r.ooo_bytes), (9000, 0));
     }
 
     #[test]
@@ -281,6 +307,11 @@ mod tests {
 impl MetaReceiver {
     /// End of the out-of-order range containing `pos`, if any.
     pub fn ooo_range_containing(&self, pos: u64) -> Option<u64> {
-        self.ooo.range(..=pos).next_back().filter(|&(_, &e)| e > pos).map(|(_, &e)| e)
+        let i = self.ooo.partition_point(|&(s, _)| s <= pos);
+        if i == 0 {
+            return None;
+        }
+        let (_, e) = self.ooo[i - 1];
+        (e > pos).then_some(e)
     }
 }
