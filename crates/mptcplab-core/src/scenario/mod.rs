@@ -309,12 +309,19 @@ pub struct FlowSpec {
 }
 
 fn map_serde_error(path: String, msg: String) -> ScenarioError {
-    // An unknown field fails while reading the key, so the path names the parent: add it.
+    // serde_json appends a position in its own text, meaningless for a TOML user.
+    let msg = match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(" column ") => msg[..i].to_string(),
+        _ => msg,
+    };
     let mut field = if path.is_empty() || path == "." { String::new() } else { path };
+    // Some deserializers stop at the parent map for an unknown key: add the key.
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         if let Some(end) = rest.find('`') {
             let name = &rest[..end];
-            field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+            if !(field == name || field.ends_with(&format!(".{name}"))) {
+                field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+            }
         }
     }
     if field.is_empty() {
