@@ -164,10 +164,12 @@ impl MinRtt {
             self.last_rbuf_opti.resize(v.subflows.len(), SimTime::ZERO);
         }
         let may_penalise = self.opts.penalisation && (penal || v.meta.sndbuf_full);
-        // Only penalise again after one SRTT of the fast subflow.
+        // Only penalise again after one SRTT of the fast subflow. Only the first other
+        // subflow (in list order) that carries the head is considered (`break` in
+        // mptcp_sched.c v0.9x), and halved if it is slower and in the Open state.
         if may_penalise && v.now.saturating_sub(self.last_rbuf_opti[sk]) >= me.srtt {
-            for (i, s) in v.subflows.iter().enumerate() {
-                if i != sk && mask & (1 << i) != 0 && me.srtt < s.srtt && s.ca_state == CaState::Open {
+            if let Some((i, s)) = v.subflows.iter().enumerate().find(|&(i, _)| i != sk && mask & (1 << i) != 0) {
+                if me.srtt < s.srtt && s.ca_state == CaState::Open {
                     out.push(Action::Penalise { sub: i });
                     self.last_rbuf_opti[sk] = v.now;
                 }
@@ -314,5 +316,15 @@ mod tests {
         out.clear();
         s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, meta }, &mut out);
         assert!(out.contains(&Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }));
+    }
+
+    #[test]
+    fn penalisation_halves_only_the_first_subflow_that_carries_the_head() {
+        let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
+        let subs = [sv(10, 10, 0), sv(50, 10, 10), sv(80, 10, 10)];
+        let meta = MetaView { new_data: false, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false };
+        let mut out = vec![];
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, meta }, &mut out);
+        assert_eq!(out, vec![Action::Penalise { sub: 1 }]);
     }
 }
