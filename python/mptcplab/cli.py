@@ -1,0 +1,352 @@
+"""The `mptcplab` command.
+
+Exit codes: 0 ok, 1 unexpected error, 2 bad input (`ScenarioError`, or bad arguments),
+130 interrupted. Errors are one line on stderr (`error: <field>: <message>`); a traceback
+only with --debug.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import _core
+from .errors import ScenarioError, SimulationInterrupted, from_core
+
+EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+# -- formatting helpers -------------------------------------------------------------------
+def _num(value: Any) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def fmt_bytes(value: Any) -> str:
+    """Decimal units, as in scenario files (KB = 1000 B)."""
+    x = _num(value)
+    if x is None:
+        return "-"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.2f} {unit}"
+    return f"{x:.0f} B"
+
+
+def fmt_float(value: Any, digits: int = 2) -> str:
+    x = _num(value)
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def fmt_pct(part: Any, whole: Any) -> str:
+    p, w = _num(part), _num(whole)
+    if p is None or not w:
+        return "-"
+    return f"{100.0 * p / w:.2f} %"
+
+
+def fmt_count(value: Any) -> str:
+    x = _num(value)
+    if x is None:
+        return "-"
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    if abs(x) >= 1e4:
+        return f"{x / 1e3:.1f} k"
+    return f"{x:.0f}"
+
+
+def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    """Plain text table; columns in `right` are right-aligned (numbers)."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(headers), *(line(r) for r in rows)])
+
+
+def _rows(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    if not columns:
+        return []
+    n = max(len(v) for v in columns.values())
+    return [{k: (v[i] if i < len(v) else None) for k, v in columns.items()} for i in range(n)]
+
+
+def format_summary(result: Any) -> str:
+    """The table `mptcplab run` prints: one line per flow, then one per subflow."""
+    meta = result.meta
+    wall = _num(meta.get("wall_s"))
+    sim = _num(meta.get("duration_s"))
+    speed = f" ({sim / wall:.0f}x real time)" if wall and sim else ""
+    head = (
+        f"mptcplab {meta.get('version', '?')} · {meta.get('scenario_name', '?')} · seed {meta.get('seed', '?')} · "
+        f"{fmt_float(sim, 1)} s simulated in {fmt_float(wall, 2)} s wall{speed} · "
+        f"{fmt_count(meta.get('events'))} events"
+    )
+    flows = _rows(result.columns("summary"))
+    flow_rows = []
+    for f in flows:
+        done = _num(f.get("completion_s"))
+        flow_rows.append([
+            str(f.get("flow", "?")),
+            str(f.get("kind", "?")),
+            str(f.get("cc", "-") or "-"),
+            str(f.get("scheduler", "-") or "-"),
+            str(f.get("path_manager", "-") or "-"),
+            str(f.get("subflows", "-")),
+            fmt_float(f.get("goodput_mbps")),
+            fmt_bytes(f.get("bytes_delivered")),
+            fmt_bytes(f.get("bytes_sent")),
+            fmt_pct(f.get("bytes_retrans"), f.get("bytes_sent")),
+            "-" if done is None else f"{done:.2f} s",
+        ])
+    flow_table = render_table(
+        ["flow", "kind", "cc", "scheduler", "path manager", "subflows", "goodput Mbit/s",
+         "delivered", "sent", "retrans", "completed"],
+        flow_rows,
+        right={5, 6, 7, 8, 9, 10},
+    )
+    subs = _rows(result.columns("subflow_summary"))
+    sub_rows = [
+        [
+            f"{s.get('flow', '?')}/{s.get('subflow', '?')}",
+            str(s.get("path", "?")),
+            fmt_float(s.get("throughput_mbps")),
+            fmt_bytes(s.get("bytes_sent")),
+            fmt_bytes(s.get("bytes_acked")),
+            fmt_pct(s.get("bytes_retrans"), s.get("bytes_sent")),
+            fmt_float(s.get("mean_srtt_ms"), 1),
+        ]
+        for s in subs
+    ]
+    sub_table = render_table(
+        ["subflow", "path", "Mbit/s", "sent", "acked", "retrans", "mean srtt ms"],
+        sub_rows,
+        right={2, 3, 4, 5, 6},
+    )
+    return f"{head}\n\n{flow_table}\n\n{sub_table}" if sub_rows else f"{head}\n\n{flow_table}"
+
+
+# -- progress -------------------------------------------------------------------------------
+class Progress:
+    """Progress line on stderr for runs longer than `after_s` wall seconds.
+
+    On a terminal the line is redrawn in place (\\r). Elsewhere (CI logs, pipes) a plain
+    line is written at most every `every_s` seconds, so logs stay short.
+    """
+
+    def __init__(self, stream: TextIO = sys.stderr, after_s: float = 1.0, every_s: float = 10.0) -> None:
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.after_s = after_s
+        self.every_s = every_s
+        self.start = time.monotonic()
+        self.last_plain = self.start
+        self.drawn = False
+
+    def __call__(self, sim_s: float, end_s: float) -> None:
+        now = time.monotonic()
+        wall = now - self.start
+        if wall < self.after_s:
+            return
+        pct = 100.0 * sim_s / end_s if end_s > 0 else 0.0
+        text = f"simulating: {sim_s:7.1f} / {end_s:.1f} s ({pct:3.0f} %), {wall:.1f} s wall"
+        if self.tty:
+            self.stream.write("\r" + text + "\x1b[K")
+            self.drawn = True
+        elif now - self.last_plain >= self.every_s:
+            self.stream.write(text + "\n")
+            self.last_plain = now
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
+
+
+# -- commands -------------------------------------------------------------------------------
+def _load_scenario(arg: str | None) -> Any:
+    from .scenario import Scenario
+
+    return Scenario.default() if arg is None else Scenario.from_toml(Path(arg))
+
+
+def _duration_arg(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .api import simulate
+
+    scenario = _load_scenario(args.scenario)
+    progress = None if args.no_progress else Progress()
+    try:
+        result = simulate(scenario, seed=args.seed, duration=args.duration, progress=progress, trace=args.trace,
+                          trace_flows=args.trace_flow)
+    finally:
+        if progress is not None:
+            progress.close()
+    print(format_summary(result))
+    if args.out:
+        out = result.save(args.out)
+        print(f"\nwrote {out}/ (Parquet tables, scenario.toml, meta.json)")
+    if args.trace:
+        print(f"wrote trace {args.trace}")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    comps = [tuple(str(x) for x in c) for c in _core.components()]
+    if args.markdown:
+        print("| kind | name | description |")
+        print("|---|---|---|")
+        for kind, name, desc in comps:
+            cell = desc.replace("|", "\\|")
+            print(f"| {kind} | `{name}` | {cell} |")
+    else:
+        print(render_table(["kind", "name", "description"], [list(c) for c in comps], right=set()))
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    text = _core.schema_json()
+    pretty = json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    if args.out:
+        Path(args.out).write_text(pretty, encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(pretty)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    scenario = _load_scenario(args.scenario).validate()
+    data = scenario.to_dict()
+    if args.print:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    counts = ", ".join(
+        f"{len(data[k])} {k}" for k in ("links", "paths", "connections", "flows", "hosts")
+        if isinstance(data.get(k), list) and data[k]
+    )
+    print(f"ok: {args.scenario}: {counts}")
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ._bench import run_bench
+
+    return run_bench(runs=args.runs, quick=args.quick, json_out=args.json)
+
+
+# -- entry point ----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks on errors")
+    parser = argparse.ArgumentParser(
+        prog="mptcplab", description="Multipath TCP lab: run MPTCP scenarios on a deterministic simulator.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"mptcplab {_core.version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("run", parents=[common], help="run a scenario (the embedded default without one)")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario TOML file")
+    p.add_argument("--seed", type=int, help="override [run].seed")
+    p.add_argument("--duration", type=_duration_arg, metavar="D", help='override [run].duration: seconds or "10 s"')
+    p.add_argument("--out", metavar="DIR", help="save Parquet tables, scenario.toml and meta.json to DIR")
+    p.add_argument("--trace", metavar="FILE", help="write the per-packet and per-ACK event trace (CSV) to FILE")
+    p.add_argument("--trace-flow", action="append", metavar="NAME",
+                   help="trace only this flow (repeatable; default: every flow)")
+    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("list", parents=[common], help="list congestion controls, schedulers, path managers, apps")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("schema", parents=[common], help="print the scenario JSON Schema")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("validate", parents=[common], help="check a scenario file")
+    p.add_argument("scenario", metavar="SCENARIO")
+    p.add_argument("--print", action="store_true", help="print the normalised scenario as JSON")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("bench", parents=[common], help="benchmark the simulator on two fixed scenarios")
+    p.add_argument("--runs", type=int, default=None, help="runs per scenario (default 5, 3 with --quick)")
+    p.add_argument("--quick", action="store_true", help="10 s of simulated time instead of 60 s")
+    p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split("\n")).strip()
+
+
+def _report(message: str, debug: bool) -> None:
+    if debug:
+        traceback.print_exc()
+    print(f"error: {_one_line(message)}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
+    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return func(args)
+    except (KeyboardInterrupt, SimulationInterrupted):
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ScenarioError as err:
+        _report(f"{err.field}: {err.message}" if err.field else err.message, debug)
+        return EXIT_BAD_INPUT
+    except _core.ScenarioError as err:  # a core call outside core_errors(): same handling
+        mapped = from_core(err)
+        _report(f"{mapped.field}: {mapped.message}", debug)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `mptcplab list | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as err:  # noqa: BLE001 - the CLI's last line of defence
+        _report(f"{type(err).__name__}: {err}", debug)
+        return EXIT_ERROR
+    except BaseException as err:  # a Rust panic surfaces as pyo3's PanicException
+        if isinstance(err, (SystemExit, GeneratorExit)):
+            raise
+        _report(f"internal error in the simulator core ({type(err).__name__}: {err}); "
+                "please report it with the scenario (rerun with --debug for details)", debug)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,215 @@
+"""`Result`: the output of one run as pandas DataFrames, saved as Parquet.
+
+pandas and pyarrow are imported only when a Result is built or loaded, so that
+`import mptcplab` stays fast.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ScenarioError
+from .scenario import PathLike, Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES"]
+
+TIMESERIES_TABLES = ("subflows", "connections", "links")
+TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES)
+FORMAT_VERSION = 1  # layout of a saved result directory
+
+
+def _frame(columns: Any) -> pd.DataFrame:
+    """Core columns (dict of equal-length lists or arrays) -> DataFrame. Unknown extra
+    columns are kept as they come."""
+    import pandas as pd
+
+    if columns is None:
+        return pd.DataFrame()
+    if isinstance(columns, pd.DataFrame):
+        return columns
+    if not isinstance(columns, Mapping):
+        raise TypeError(f"expected a dict of columns from the core, got {type(columns).__name__}")
+    return pd.DataFrame({str(k): v for k, v in columns.items()})
+
+
+def _plain_meta(meta: Any) -> dict[str, Any]:
+    """Meta may come as scalars or as one-row columns; return scalars."""
+    out: dict[str, Any] = {}
+    for k, v in dict(meta or {}).items():
+        if isinstance(v, (list, tuple)) and len(v) == 1:
+            v = v[0]
+        out[str(k)] = v
+    return out
+
+
+class Timeseries:
+    """The sampled time series of a run: `.subflows`, `.connections`, `.links`
+    (DataFrames, built on first access)."""
+
+    __slots__ = ("_result",)
+
+    def __init__(self, result: Result) -> None:
+        self._result = result
+
+    @property
+    def subflows(self) -> pd.DataFrame:
+        return self._result.table("subflows")
+
+    @property
+    def connections(self) -> pd.DataFrame:
+        return self._result.table("connections")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self._result.table("links")
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in TIMESERIES_TABLES:
+            raise KeyError(name)
+        return self._result.table(name)
+
+    def keys(self) -> tuple[str, ...]:
+        return TIMESERIES_TABLES
+
+    def items(self) -> Iterator[tuple[str, pd.DataFrame]]:
+        return ((k, self._result.table(k)) for k in TIMESERIES_TABLES)
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{k}={self._result.num_rows(k)} rows" for k in TIMESERIES_TABLES)
+        return f"Timeseries({rows})"
+
+
+class Result:
+    """One run: `.meta` (dict), `.summary` (one row per flow), `.subflow_summary`,
+    `.timeseries.{subflows,connections,links}` and the `.scenario` that produced it.
+
+    The core's columns are kept as they came; each DataFrame is built on first access,
+    so code that only needs `.columns(name)` (the CLI's summary) never imports pandas.
+    """
+
+    __slots__ = ("meta", "scenario", "_columns", "_frames")
+
+    def __init__(
+        self,
+        meta: Mapping[str, Any],
+        scenario: Scenario,
+        columns: Mapping[str, Any] | None = None,
+        frames: Mapping[str, pd.DataFrame] | None = None,
+    ) -> None:
+        self.meta = dict(meta)
+        self.scenario = scenario
+        self._columns: dict[str, Any] = {k: columns[k] for k in TABLES if columns and columns.get(k) is not None}
+        self._frames: dict[str, pd.DataFrame] = dict(frames or {})
+
+    @classmethod
+    def from_core(cls, raw: Mapping[str, Any], scenario: Scenario) -> Result:
+        """Build from the dict `_core.simulate` returns."""
+        meta = _plain_meta(raw.get("meta"))
+        meta.setdefault("scenario_name", scenario.name)
+        meta["scenario_sha256"] = scenario.sha256()
+        return cls(meta, scenario, columns=raw)
+
+    # -- tables ----------------------------------------------------------------------------
+    def table(self, name: str) -> pd.DataFrame:
+        """A table by name: summary, subflow_summary, subflows, connections, links."""
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        frame = self._frames.get(name)
+        if frame is None:
+            frame = _frame(self._columns.get(name))
+            self._frames[name] = frame
+        return frame
+
+    def columns(self, name: str) -> dict[str, list[Any]]:
+        """A table as a dict of column lists (no pandas needed for results of a run)."""
+        if name in self._columns:
+            return {str(k): list(v) for k, v in self._columns[name].items()}
+        frame = self.table(name)
+        return {str(k): frame[k].tolist() for k in frame.columns}
+
+    def num_rows(self, name: str) -> int:
+        if name in self._frames:
+            return len(self._frames[name])
+        cols = self._columns.get(name) or {}
+        return len(next(iter(cols.values()))) if cols else 0
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per flow (MPTCP connection or background TCP flow)."""
+        return self.table("summary")
+
+    @property
+    def subflow_summary(self) -> pd.DataFrame:
+        """One row per subflow."""
+        return self.table("subflow_summary")
+
+    @property
+    def timeseries(self) -> Timeseries:
+        return Timeseries(self)
+
+    @property
+    def seed(self) -> Any:
+        return self.meta.get("seed")
+
+    @property
+    def version(self) -> Any:
+        return self.meta.get("version")
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name."""
+        return {name: self.table(name) for name in TABLES}
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(scenario={self.meta.get('scenario_name')!r}, seed={self.seed!r}, "
+            f"flows={self.num_rows('summary')}, {self.timeseries!r})"
+        )
+
+    # -- persistence -----------------------------------------------------------------------
+    def save(self, directory: PathLike) -> Path:
+        """Write `<table>.parquet` for every table, `scenario.toml` and `meta.json`
+        (scenario name, seed, version, wall time, sha256 of the scenario JSON)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, frame in self.tables().items():
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            pq.write_table(table, out / f"{name}.parquet")
+        (out / "scenario.toml").write_text(self.scenario.to_toml(), encoding="utf-8")
+        meta = {"format_version": FORMAT_VERSION, **self.meta}
+        (out / "meta.json").write_text(
+            json.dumps(meta, indent=2, sort_keys=True, default=_json_default) + "\n", encoding="utf-8"
+        )
+        return out
+
+    @classmethod
+    def load(cls, directory: PathLike) -> Result:
+        """Read a directory written by `save`."""
+        import pyarrow.parquet as pq
+
+        src = Path(directory)
+        meta_path = src / "meta.json"
+        if not meta_path.is_file():
+            raise ScenarioError("<file>", f"'{src}' is not a saved result (no meta.json)")
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta.pop("format_version", None)
+        frames = {}
+        for name in TABLES:
+            path = src / f"{name}.parquet"
+            frames[name] = pq.read_table(path).to_pandas() if path.is_file() else _frame({})
+        scenario = Scenario.from_toml(src / "scenario.toml")
+        return cls(meta, scenario, frames=frames)
+
+
+def _json_default(value: Any) -> Any:
+    # numpy scalars; anything else as text
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
