@@ -7,7 +7,7 @@ class ScenarioError(ValueError):
     field: str
     message: str
 
-class SimulationInterrupted(RuntimeError):
+class SimulationInterrupted(KeyboardInterrupt):
     """Raised when Ctrl-C (SIGINT) stops a running simulation."""
 
 def version() -> str: ...

@@ -226,6 +226,17 @@ def test_validate_returns_a_scenario_that_keeps_units_as_given_and_validates_aga
     assert norm.validate() == norm
 
 
+def test_validate_writes_out_every_default():
+    norm = Scenario.from_dict(minimal()).validate().to_dict()
+    assert norm["run"]["seed"] == 1
+    assert norm["run"]["sample_interval"] == "100 ms"
+    assert norm["links"][0]["loss"] == 0.0
+    conn = (norm.get("connections") or norm.get("flows"))[0]
+    assert conn["cc"] == "reno"  # given, kept
+    assert conn["scheduler"] == "minrtt"
+    assert conn["receive_buffer"] == "6 MiB"
+
+
 def test_the_default_scenario_is_shipped_as_package_data():
     import mptcplab.scenario as sc
 

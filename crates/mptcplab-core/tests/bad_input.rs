@@ -147,3 +147,33 @@ fn unknown_algorithms_list_the_choices() {
     v["connections"][0]["scheduler"] = json!("fastest");
     expect(v, "connections[0].scheduler", "minrtt");
 }
+
+#[test]
+fn normalisation_writes_out_defaults_and_expands_hosts_without_changing_the_run() {
+    let v = json!({
+        "hosts": [
+            {"name": "c", "isps": [{"name": "x", "down": "10 Mbit/s", "up": "5 Mbit/s", "delay": "5 ms"},
+                                   {"name": "y", "down": "20 Mbit/s", "up": "2 Mbit/s", "delay": "15 ms"}]},
+            {"name": "s", "isps": [{"name": "z", "down": "50 Mbit/s", "up": "50 Mbit/s", "delay": "10 ms"}]}
+        ],
+        "run": {"duration": "3 s"},
+        "connections": [{"name": "mp", "paths": "all"}]
+    });
+    let sc = Scenario::from_json(&v.to_string()).unwrap();
+    let n = sc.normalized().unwrap();
+    assert!(n.hosts.is_empty());
+    assert_eq!(n.links.len(), 3);
+    assert_eq!(n.paths.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["x~z", "y~z"]);
+    let c = &n.connections[0];
+    assert_eq!(c.cc.as_deref(), Some("cubic"));
+    assert_eq!(c.initial_path.as_deref(), Some("x~z"));
+    assert_eq!(c.receive_buffer.as_ref().unwrap().text, "6 MiB");
+    // The normalised scenario round-trips through JSON and runs identically.
+    let again = Scenario::from_json(&n.to_json()).unwrap();
+    let run = |s: &Scenario| {
+        let mut sim = mptcplab_core::Simulator::new(s.plan().unwrap(), None, None, &[]).unwrap();
+        sim.run();
+        format!("{:?}", sim.metrics.subflows)
+    };
+    assert_eq!(run(&sc), run(&again));
+}

@@ -31,12 +31,13 @@ fn schema_json() -> String { Scenario::json_schema() }
 #[pyfunction]
 fn components() -> Vec<(&'static str, &'static str, &'static str)> { mptcplab_core::components() }
 
-/// Parse and check a scenario; returns it normalised as JSON text.
+/// Parse and check a scenario; returns it as JSON text with every default written out
+/// and multi-homed hosts expanded.
 #[pyfunction]
 fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<String> {
     let sc = parse_scenario(py, scenario)?;
-    sc.plan().map_err(|e| scenario_error(py, &e))?;
-    Ok(sc.to_json())
+    let n = sc.normalized().map_err(|e| scenario_error(py, &e))?;
+    Ok(n.to_json())
 }
 
 fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {

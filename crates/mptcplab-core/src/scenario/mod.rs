@@ -359,4 +359,59 @@ impl Scenario {
 
     /// Check everything and resolve names and units into a runnable plan.
     pub fn plan(&self) -> Result<Plan, ScenarioError> { validate::plan(self) }
+
+    /// The same scenario with every default written out and `[[hosts]]` expanded into
+    /// links and paths: what a saved result should record to be rerun exactly.
+    pub fn normalized(&self) -> Result<Scenario, ScenarioError> {
+        self.plan()?;
+        let (links, paths) = validate::expand_hosts(self)?;
+        let d = |t: &str| Duration::parse(t).ok();
+        let z = |t: &str| Size::parse(t).ok();
+        let mut out = self.clone();
+        out.hosts.clear();
+        out.run.duration = out.run.duration.or_else(|| d("30 s"));
+        out.run.seed = out.run.seed.or(Some(1));
+        out.run.sample_interval = out.run.sample_interval.or_else(|| d("100 ms"));
+        let t = &mut out.tcp;
+        t.mss = t.mss.take().or_else(|| z("1448 B"));
+        t.initial_cwnd = t.initial_cwnd.or(Some(10));
+        t.recovery = t.recovery.or(Some(RecoveryName::Prr));
+        t.delayed_ack = t.delayed_ack.or(Some(true));
+        t.delack_timeout = t.delack_timeout.take().or_else(|| d("40 ms"));
+        t.min_rto = t.min_rto.take().or_else(|| d("200 ms"));
+        out.links = links;
+        for l in out.links.iter_mut() {
+            l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());
+            if l.loss_model.is_none() {
+                l.loss = l.loss.or(Some(0.0));
+            }
+        }
+        out.paths = paths;
+        let names: Vec<String> = out.paths.iter().map(|p| p.name.clone()).collect();
+        for c in out.connections.iter_mut() {
+            if let PathSelection::All(_) = c.paths {
+                c.paths = PathSelection::List(names.clone());
+            }
+            if c.initial_path.is_none() {
+                if let PathSelection::List(v) = &c.paths {
+                    c.initial_path = v.first().cloned();
+                }
+            }
+            c.cc = c.cc.take().or_else(|| Some("cubic".into()));
+            c.scheduler = c.scheduler.take().or_else(|| Some("minrtt".into()));
+            c.path_manager = c.path_manager.take().or_else(|| Some("fullmesh".into()));
+            c.send_buffer = c.send_buffer.take().or_else(|| z("4 MiB"));
+            c.receive_buffer = c.receive_buffer.take().or_else(|| z("6 MiB"));
+            c.opportunistic_retransmission = c.opportunistic_retransmission.or(Some(true));
+            c.penalisation = c.penalisation.or(Some(true));
+            c.start = c.start.take().or_else(|| d("0 s"));
+        }
+        for f in out.flows.iter_mut() {
+            f.cc = f.cc.take().or_else(|| Some("cubic".into()));
+            f.send_buffer = f.send_buffer.take().or_else(|| z("4 MiB"));
+            f.receive_buffer = f.receive_buffer.take().or_else(|| z("6 MiB"));
+            f.start = f.start.take().or_else(|| d("0 s"));
+        }
+        Ok(out)
+    }
 }

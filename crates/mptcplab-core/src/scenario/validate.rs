@@ -95,7 +95,7 @@ fn check_name(field: &str, name: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-const DEFAULT_QUEUE: QueueLimit = QueueLimit::Packets(1000);
+pub(super) const DEFAULT_QUEUE: QueueLimit = QueueLimit::Packets(1000);
 
 /// Build one direction's change list: steps and ramps in time order.
 fn changes(field: &str, specs: &[(usize, &ChangeSpec)], mut rate: Bandwidth, mut delay: SimTime, mut loss: f64) -> Result<Vec<LinkChange>, ScenarioError> {
@@ -151,7 +151,7 @@ fn changes(field: &str, specs: &[(usize, &ChangeSpec)], mut rate: Bandwidth, mut
 }
 
 /// Expand `[[hosts]]` into links and paths.
-fn expand_hosts(s: &Scenario) -> Result<(Vec<LinkSpec>, Vec<PathSpec>), ScenarioError> {
+pub(super) fn expand_hosts(s: &Scenario) -> Result<(Vec<LinkSpec>, Vec<PathSpec>), ScenarioError> {
     let mut links = s.links.clone();
     let mut paths = s.paths.clone();
     if s.hosts.is_empty() {
