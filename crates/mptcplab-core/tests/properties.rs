@@ -157,7 +157,17 @@ fn gen_case(r: &mut Rng) -> Case {
         sc["tcp"] = json!({"recovery": "newreno"});
         features.push("newreno recovery");
     }
+    if r.chance(0.25) {
+        if sc.get("tcp").is_none() {
+            sc["tcp"] = json!({});
+        }
+        sc["tcp"]["pacing"] = json!(true);
+        features.push("pacing");
+    }
     if r.chance(0.15) {
+        if sc.get("tcp").is_none() {
+            sc["tcp"] = json!({});
+        }
         sc["tcp"]["delayed_ack"] = json!(false);
         features.push("no delayed ack");
     }

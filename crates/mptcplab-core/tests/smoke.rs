@@ -51,3 +51,38 @@ fn every_shipped_scenario_file_is_valid_and_runs() {
     }
     assert!(n >= 5, "found only {n} scenario files");
 }
+
+#[test]
+fn a_paced_flow_keeps_line_rate_with_a_shorter_queue() {
+    let text = |pacing: bool| format!(r#"
+        [run]
+        duration = "20 s"
+        [tcp]
+        pacing = {pacing}
+        [[links]]
+        name = "l"
+        rate = "50 Mbit/s"
+        delay = "20 ms"
+        queue = "250 KB"
+        [[paths]]
+        name = "p"
+        links = ["l"]
+        [[flows]]
+        name = "f"
+        path = "p"
+        cc = "cubic"
+        "#);
+    let mut paced = common::build(&common::scenario_toml(&text(true)), None);
+    let mut plain = common::build(&common::scenario_toml(&text(false)), None);
+    paced.run();
+    plain.run();
+    let (gp, g0) = (common::goodput(&paced, 0), common::goodput(&plain, 0));
+    let qmean = |s: &mptcplab_core::Simulator| {
+        let l = &s.metrics.links;
+        let v: Vec<f64> = l.hop.iter().zip(&l.queue_pkts).filter(|(h, _)| **h == 0).map(|(_, q)| *q as f64).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    println!("paced {gp:.2} Mbit/s, mean queue {:.1} pkt; unpaced {g0:.2} Mbit/s, mean queue {:.1} pkt", qmean(&paced), qmean(&plain));
+    assert!(gp >= 0.9 * 50.0 * 1448.0 / 1500.0, "{gp}");
+    assert_ne!(format!("{:?}", paced.metrics.links.queue_pkts), format!("{:?}", plain.metrics.links.queue_pkts));
+}

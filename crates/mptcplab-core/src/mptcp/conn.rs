@@ -46,6 +46,9 @@ pub struct Subflow {
     pub queued_bytes: u64,
     pub rto_event_at: Option<SimTime>,
     pub delack_event_at: Option<SimTime>,
+    /// The pacer holds back data until then (a Pace timer wakes the sender).
+    pub pace_deadline: Option<SimTime>,
+    pub pace_event_at: Option<SimTime>,
     pub established_at: Option<SimTime>,
 }
 
@@ -117,6 +120,8 @@ impl Connection {
                 queued_bytes: 0,
                 rto_event_at: None,
                 delack_event_at: None,
+                pace_deadline: None,
+                pace_event_at: None,
                 established_at: None,
             });
         }
@@ -371,7 +376,16 @@ impl Connection {
                     self.send_ack(now, i, out);
                 }
             }
-            TimerKind::Pace => self.push(now, out),
+            TimerKind::Pace => {
+                let s = &mut self.subflows[i];
+                if s.pace_event_at == Some(now) {
+                    s.pace_event_at = None;
+                }
+                if s.pace_deadline.is_some_and(|d| d <= now) {
+                    s.pace_deadline = None;
+                    self.push(now, out);
+                }
+            }
         }
     }
 
@@ -406,6 +420,12 @@ impl Connection {
                     reqs.push((d, i as u16, TimerKind::Rto));
                 }
             }
+            if let Some(d) = s.pace_deadline {
+                if s.pace_event_at.map_or(true, |e| e > d) {
+                    s.pace_event_at = Some(d);
+                    reqs.push((d, i as u16, TimerKind::Pace));
+                }
+            }
             if let Some(d) = s.rx.as_ref().and_then(|r| r.delack_deadline) {
                 if s.delack_event_at.map_or(true, |e| e > d) {
                     s.delack_event_at = Some(d);
@@ -428,7 +448,7 @@ impl Connection {
         out.push(p);
     }
 
-    fn build_views(&mut self) {
+    fn build_views(&mut self, now: SimTime) {
         self.views.clear();
         for s in &self.subflows {
             let t = &s.tx;
@@ -443,6 +463,7 @@ impl Connection {
                 ca_state: t.st.ca_state,
                 mss: t.cfg.mss,
                 queued_bytes: s.queued_bytes,
+                pacing_ok: t.pacing_ok(now),
             });
         }
     }
@@ -456,7 +477,7 @@ impl Connection {
             if self.subflows[i].state != SubState::Established {
                 continue;
             }
-            while self.subflows[i].tx.has_cwnd_space() {
+            while self.subflows[i].tx.can_send(now) {
                 if let Some(idx) = self.subflows[i].tx.next_retransmit() {
                     let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
                     self.emit_data(now, i, seq, len, dsn, true, out);
@@ -484,7 +505,7 @@ impl Connection {
             if reinject.is_none() && !new_data && !window_limited && !sndbuf_full {
                 break;
             }
-            self.build_views();
+            self.build_views(now);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
             let meta = MetaView { new_data, window_limited, reinject, una, sndbuf_full };
             let mut actions = std::mem::take(&mut self.actions);
@@ -524,17 +545,22 @@ impl Connection {
             }
         }
         let nospace = self.snd.app_blocked();
+        let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
         for s in self.subflows.iter_mut() {
             if s.state == SubState::Established {
                 let limited = !s.tx.has_cwnd_space();
                 s.tx.validate_cwnd(now, limited, nospace);
+                // Held back only by the pacer: wake up when it allows the next packet.
+                if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.lost_out > s.tx.retrans_out) {
+                    s.pace_deadline = Some(s.tx.next_send_at);
+                }
             }
         }
     }
 
     /// Execute one `Send`. Returns whether a packet left.
     fn send_on(&mut self, now: SimTime, i: usize, seg: Segment, out: &mut Vec<Packet>) -> bool {
-        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || !self.subflows[i].tx.has_cwnd_space() {
+        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || !self.subflows[i].tx.can_send(now) {
             return false;
         }
         let mss = self.cfg.tcp.mss;

@@ -47,13 +47,15 @@ pub struct SubflowView {
     pub mss: u32,
     /// Bytes assigned to this subflow and not yet sent.
     pub queued_bytes: u64,
+    /// The pacer lets a packet leave now.
+    pub pacing_ok: bool,
 }
 
 impl SubflowView {
     /// `mptcp_is_temp_unavailable` window checks: Loss state or no cwnd space.
     pub fn has_space(&self) -> bool {
         let queued_pkts = self.queued_bytes.div_ceil(self.mss.max(1) as u64) as u32;
-        self.ca_state != CaState::Loss && self.in_flight + queued_pkts < self.cwnd
+        self.ca_state != CaState::Loss && self.in_flight + queued_pkts < self.cwnd && self.pacing_ok
     }
     pub fn available(&self) -> bool { self.established && self.has_space() }
 }
@@ -268,7 +270,7 @@ mod tests {
     use super::*;
 
     fn sv(srtt_ms: u64, cwnd: u32, in_flight: u32) -> SubflowView {
-        SubflowView { established: true, backup: false, srtt: SimTime::from_ms(srtt_ms), rttvar: SimTime::ZERO, cwnd, ssthresh: 100, in_flight, ca_state: CaState::Open, mss: 1448, queued_bytes: 0 }
+        SubflowView { established: true, backup: false, srtt: SimTime::from_ms(srtt_ms), rttvar: SimTime::ZERO, cwnd, ssthresh: 100, in_flight, ca_state: CaState::Open, mss: 1448, queued_bytes: 0, pacing_ok: true }
     }
 
     #[test]

@@ -102,6 +102,10 @@ pub struct TcpSpec {
     /// Floor of the RTO variance term (default "200 ms", Linux TCP_RTO_MIN).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rto: Option<Duration>,
+    /// Pace every subflow at Linux's default rate (fq qdisc): 2x cwnd/srtt in early slow
+    /// start, 1.2x after (default false; BBR paces regardless).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -379,6 +383,7 @@ impl Scenario {
         t.delayed_ack = t.delayed_ack.or(Some(true));
         t.delack_timeout = t.delack_timeout.take().or_else(|| d("40 ms"));
         t.min_rto = t.min_rto.take().or_else(|| d("200 ms"));
+        t.pacing = t.pacing.or(Some(false));
         out.links = links;
         for l in out.links.iter_mut() {
             l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());

@@ -238,6 +238,9 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     if let Some(d) = &s.tcp.min_rto {
         tcp.rto_min = d.value;
     }
+    if let Some(p) = s.tcp.pacing {
+        tcp.pacing = p;
+    }
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
     if links_spec.is_empty() {

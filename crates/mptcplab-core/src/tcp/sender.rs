@@ -5,7 +5,7 @@
 use super::rtt::{RttEstimator, RTO_MAX};
 use super::seq::{after, before, off};
 use crate::cc::{AckSample, AnyCc, CaEvent, CaState, CcState, CongestionControl, Coupling, INFINITE_SSTHRESH};
-use crate::units::SimTime;
+use crate::units::{Bandwidth, SimTime};
 use std::collections::VecDeque;
 
 /// Loss recovery after fast retransmit.
@@ -30,6 +30,9 @@ pub struct TcpConfig {
     /// DupThresh (Linux `tcp_reordering`, RFC 5681 §3.2).
     pub dupthresh: u32,
     pub slow_start_after_idle: bool,
+    /// Pace every subflow as Linux does with the fq qdisc (`tcp_update_pacing_rate`).
+    /// Controllers that pace by themselves (BBR) pace regardless.
+    pub pacing: bool,
 }
 
 impl Default for TcpConfig {
@@ -43,6 +46,7 @@ impl Default for TcpConfig {
             delack_timeout: SimTime::from_ms(40),
             dupthresh: 3,
             slow_start_after_idle: true,
+            pacing: false,
         }
     }
 }
@@ -124,6 +128,8 @@ pub struct SubflowTx {
     /// Sequence numbers of retransmissions in the order they were sent.
     retrans_fifo: VecDeque<u32>,
     last_send: SimTime,
+    /// Earliest time the pacer lets the next packet leave.
+    pub next_send_at: SimTime,
     pub stats: TxStats,
 }
 
@@ -157,6 +163,7 @@ impl SubflowTx {
             latest_delivered_sent_at: SimTime::ZERO,
             retrans_fifo: VecDeque::new(),
             last_send: now,
+            next_send_at: SimTime::ZERO,
             stats: TxStats::default(),
         };
         s.cc.init(now, &mut s.st);
@@ -171,6 +178,30 @@ impl SubflowTx {
 
     #[inline]
     pub fn has_cwnd_space(&self) -> bool { self.in_flight() < self.st.cwnd }
+
+    /// The pacer allows a packet now.
+    #[inline]
+    pub fn pacing_ok(&self, now: SimTime) -> bool { now >= self.next_send_at }
+
+    /// cwnd space and the pacer's permission.
+    #[inline]
+    pub fn can_send(&self, now: SimTime) -> bool { self.has_cwnd_space() && self.pacing_ok(now) }
+
+    /// The pacing rate: the controller's own (BBR), else Linux's default when pacing is
+    /// on: `ratio · max(cwnd, packets_out) · mss / srtt`, ratio 200 % while
+    /// `cwnd < ssthresh / 2` and 120 % otherwise (`tcp_update_pacing_rate`, reference
+    /// `tcp.md` §1.7). None without an RTT sample (Linux then does not pace).
+    pub fn pacing_rate(&self) -> Option<Bandwidth> {
+        if let Some(r) = self.cc.pacing_rate(&self.st) {
+            return Some(r);
+        }
+        if !self.cfg.pacing || self.st.srtt == SimTime::ZERO {
+            return None;
+        }
+        let ratio = if self.st.cwnd < self.st.ssthresh / 2 { 2.0 } else { 1.2 };
+        let bytes = self.st.cwnd.max(self.packets_out) as f64 * self.cfg.mss as f64;
+        Some(Bandwidth(ratio * bytes * 8.0 / self.st.srtt.secs_f64()))
+    }
 
     pub fn ca_state(&self) -> CaState { self.st.ca_state }
 
@@ -217,6 +248,11 @@ impl SubflowTx {
             self.cc.on_event(now, &mut self.st, CaEvent::TxStart);
         }
         self.last_send = now;
+        if let Some(rate) = self.pacing_rate() {
+            // Space departures by the packet's serialisation time at the pacing rate.
+            let wire = self.cfg.mss + crate::mptcp::conn::TCP_HEADER_BYTES;
+            self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rto);
         }
@@ -700,6 +736,22 @@ mod tests {
         t.on_ack(SimTime::from_ms(120), base, &[(base.wrapping_add(1000), top)], &Coupling::alone());
         assert_eq!(t.next_retransmit(), Some(0));
         t.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn linux_default_pacing_spaces_packets_by_cwnd_over_srtt() {
+        // tcp.md §1.7 vector 11: cwnd 10, mss 1448, SRTT 100 ms, in CA -> 1.2 * 144 800 B/s.
+        let mut t = SubflowTx::new(TcpConfig { pacing: true, ..Default::default() }, 0, make("reno").unwrap(), SimTime::ZERO);
+        assert!(t.pacing_rate().is_none(), "no RTT sample yet");
+        t.st.srtt = SimTime::from_ms(100);
+        t.st.ssthresh = 10;
+        let r = t.pacing_rate().unwrap();
+        assert!((r.0 / 8.0 - 173_760.0).abs() < 1.0, "{}", r.0 / 8.0);
+        t.send_new(SimTime::ZERO, 1448, 0);
+        assert!(!t.pacing_ok(SimTime::from_ms(1)));
+        // 1500 B at 173 760 B/s = 8.63 ms.
+        assert!(t.pacing_ok(SimTime::from_us(8_633)));
+        assert!(!t.pacing_ok(SimTime::from_us(8_600)));
     }
 
     #[test]
