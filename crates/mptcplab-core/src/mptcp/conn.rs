@@ -505,6 +505,11 @@ impl Connection {
             if reinject.is_none() && !new_data && !window_limited && !sndbuf_full {
                 break;
             }
+            // Every decision below needs a subflow that can send now (minRTT's
+            // `get_available_subflow`): skip the scheduler when none can.
+            if !self.subflows.iter().any(|s| s.state == SubState::Established && s.tx.can_send(now)) {
+                break;
+            }
             self.build_views(now);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
             let meta = MetaView { new_data, window_limited, reinject, una, sndbuf_full };
