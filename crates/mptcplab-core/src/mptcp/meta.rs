@@ -163,9 +163,13 @@ impl MetaReceiver {
     /// Buffer occupancy in payload bytes (unread in-order data + out-of-order queue).
     pub fn occupancy(&self) -> u64 { self.unread + self.ooo_bytes }
 
-    /// Right edge of the advertised window: never moves left (RFC 793, RFC 8684 §3.3.5).
+    /// Right edge of the advertised window. The window is the free buffer space,
+    /// `rcvbuf - (unread + out-of-order)`, relative to DATA_ACK (reference `tcp.md` §1.5;
+    /// Linux `__tcp_select_window` on the meta socket, RFC 8684 §3.3.4), and the edge
+    /// never moves left (RFC 793, RFC 8684 §3.3.5): out-of-order data shrinks the
+    /// window it sits in, as in Linux.
     pub fn window_edge(&mut self) -> u64 {
-        let e = self.rcv_nxt + self.rcvbuf.saturating_sub(self.unread);
+        let e = self.rcv_nxt + self.rcvbuf.saturating_sub(self.unread + self.ooo_bytes);
         self.edge = self.edge.max(e);
         self.edge
     }
@@ -277,6 +281,13 @@ mod tests {
         assert_eq!(r.window_edge(), 6000);
         r.on_data(2000, 1000); // out of order: inside the window, edge unchanged
         assert_eq!(r.window_edge(), 6000);
+        // In-order data advances DATA_ACK, but the window excludes the out-of-order bytes:
+        // edge = 2000 + 5000 - 1000 = 6000, not 7000.
+        r.on_data(1000, 1000);
+        r.read(u64::MAX);
+        assert_eq!(r.rcv_nxt, 3000);
+        r.on_data(4000, 1000);
+        assert_eq!(r.window_edge(), 3000 + 5000 - 1000);
         assert!(r.occupancy() <= r.rcvbuf);
     }
 
