@@ -212,6 +212,7 @@ impl Connection {
                 let p = self.ctl(PacketKind::HandshakeAck, i, true, now);
                 out.push(p);
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
+                self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
                 if initial && self.cfg.mptcp {
                     self.pm_actions.clear();
                     let backup: Vec<bool> = self.subflows.iter().map(|s| s.backup).collect();
@@ -307,7 +308,15 @@ impl Connection {
             self.refresh_siblings();
         }
         let coupling = Coupling { me: i, subflows: if needs_coupling { &self.siblings } else { &[] } };
-        self.subflows[i].tx.on_ack(now, pkt.ack, pkt.sack_blocks(), &coupling);
+        let res = self.subflows[i].tx.on_ack(now, pkt.ack, pkt.sack_blocks(), &coupling);
+        // The subflow keeps the window its own ACKs advertise (Linux
+        // tcp_ack_update_window on the subflow: only an ACK that advances snd_una, or a
+        // larger window, updates it).
+        let nwin = pkt.rwnd_edge.saturating_sub(pkt.data_ack);
+        let tx = &mut self.subflows[i].tx;
+        if res.snd_una_advanced || nwin > tx.snd_wnd {
+            tx.snd_wnd = nwin;
+        }
         self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
         self.push(now, out);
     }
@@ -450,7 +459,14 @@ impl Connection {
 
     fn build_views(&mut self, now: SimTime) {
         self.views.clear();
-        for s in &self.subflows {
+        let want = self.snd.next_new_len(self.cfg.tcp.mss).unwrap_or(self.cfg.tcp.mss) as u64;
+        let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
+        for s in self.subflows.iter_mut() {
+            if s.tx.packets_out == 0 && s.tx.snd_wnd < meta_wnd {
+                // Nothing outstanding, so no ACK will refresh this subflow's window: take
+                // the connection's (stands in for Linux's zero-window probe).
+                s.tx.snd_wnd = meta_wnd;
+            }
             let t = &s.tx;
             self.views.push(SubflowView {
                 established: s.state == SubState::Established,
@@ -464,6 +480,9 @@ impl Connection {
                 mss: t.cfg.mss,
                 queued_bytes: s.queued_bytes,
                 pacing_ok: t.pacing_ok(now),
+                // v0.89 `mptcp_is_available`: write_seq + min(len, mss) must stay within
+                // the subflow's own window end, snd_una + snd_wnd (schedulers.md §4.1).
+                wnd_ok: t.outstanding_bytes() + s.queued_bytes + want <= t.snd_wnd,
             });
         }
     }

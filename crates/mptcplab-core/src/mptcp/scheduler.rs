@@ -49,13 +49,15 @@ pub struct SubflowView {
     pub queued_bytes: u64,
     /// The pacer lets a packet leave now.
     pub pacing_ok: bool,
+    /// The next segment fits the subflow's own window (`snd_una + snd_wnd`).
+    pub wnd_ok: bool,
 }
 
 impl SubflowView {
     /// `mptcp_is_temp_unavailable` window checks: Loss state or no cwnd space.
     pub fn has_space(&self) -> bool {
         let queued_pkts = self.queued_bytes.div_ceil(self.mss.max(1) as u64) as u32;
-        self.ca_state != CaState::Loss && self.in_flight + queued_pkts < self.cwnd && self.pacing_ok
+        self.ca_state != CaState::Loss && self.in_flight + queued_pkts < self.cwnd && self.pacing_ok && self.wnd_ok
     }
     pub fn available(&self) -> bool { self.established && self.has_space() }
 }
@@ -270,7 +272,7 @@ mod tests {
     use super::*;
 
     fn sv(srtt_ms: u64, cwnd: u32, in_flight: u32) -> SubflowView {
-        SubflowView { established: true, backup: false, srtt: SimTime::from_ms(srtt_ms), rttvar: SimTime::ZERO, cwnd, ssthresh: 100, in_flight, ca_state: CaState::Open, mss: 1448, queued_bytes: 0, pacing_ok: true }
+        SubflowView { established: true, backup: false, srtt: SimTime::from_ms(srtt_ms), rttvar: SimTime::ZERO, cwnd, ssthresh: 100, in_flight, ca_state: CaState::Open, mss: 1448, queued_bytes: 0, pacing_ok: true, wnd_ok: true }
     }
 
     #[test]

@@ -130,6 +130,9 @@ pub struct SubflowTx {
     last_send: SimTime,
     /// Earliest time the pacer lets the next packet leave.
     pub next_send_at: SimTime,
+    /// The receive window the peer advertised on this subflow's ACKs (bytes beyond
+    /// this subflow's snd_una it may send; out-of-tree MPTCP keeps one per subflow).
+    pub snd_wnd: u64,
     pub stats: TxStats,
 }
 
@@ -164,6 +167,7 @@ impl SubflowTx {
             retrans_fifo: VecDeque::new(),
             last_send: now,
             next_send_at: SimTime::ZERO,
+            snd_wnd: u64::MAX,
             stats: TxStats::default(),
         };
         s.cc.init(now, &mut s.st);
@@ -175,6 +179,9 @@ impl SubflowTx {
     pub fn in_flight(&self) -> u32 { self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out }
 
     pub fn in_flight_bytes(&self) -> u64 { self.in_flight() as u64 * self.cfg.mss as u64 }
+
+    /// Bytes sent and not cumulatively acknowledged (`snd_nxt - snd_una`).
+    pub fn outstanding_bytes(&self) -> u64 { off(self.snd_nxt, self.snd_una) as u64 }
 
     #[inline]
     pub fn has_cwnd_space(&self) -> bool { self.in_flight() < self.st.cwnd }
