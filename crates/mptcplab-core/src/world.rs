@@ -156,6 +156,9 @@ impl Simulator {
         }
     }
 
+    /// Replace a connection's scheduler before the run (plug-ins, e.g. from Python).
+    pub fn set_scheduler(&mut self, conn: usize, sched: crate::mptcp::scheduler::AnyScheduler) { self.conns[conn].sched = sched; }
+
     pub fn path_name(&self, conn: usize, sub: usize) -> &str { &self.plan.paths[self.conn_paths[conn][sub]].name }
 
     /// Handle the next event if it is due before `until`. Returns false when there is none.

@@ -531,7 +531,8 @@ impl Connection {
             }
             self.build_views(now);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
-            let meta = MetaView { new_data, window_limited, reinject, una, sndbuf_full };
+            let next_len = self.snd.next_new_len(mss).unwrap_or(0);
+            let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len, window_limited, reinject, una, sndbuf_full };
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
             self.sched.schedule(&SchedView { now, subflows: &self.views, meta }, &mut actions);

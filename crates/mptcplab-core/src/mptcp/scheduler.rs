@@ -66,6 +66,10 @@ impl SubflowView {
 pub struct MetaView {
     /// New data ready to go (written, never sent, and allowed by the peer's window).
     pub new_data: bool,
+    /// Data sequence number and length `Segment::New` would send now (so a redundant
+    /// scheduler can name the same bytes in a `Segment::Copy` on another subflow).
+    pub next_dsn: u64,
+    pub next_len: u32,
     /// New data waits only because the peer's receive window is closed.
     pub window_limited: bool,
     /// Head of the reinjection queue and the subflows it was sent on.
@@ -303,7 +307,7 @@ mod tests {
         // Head held by B (srtt 50, cwnd 10), fast A (srtt 10): 4*10 < 50 -> retransmit.
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: true, penalisation: true });
         let subs = [sv(10, 10, 0), sv(50, 10, 10)];
-        let meta = MetaView { new_data: false, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false };
+        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false };
         let mut out = vec![];
         s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, meta }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }, Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
@@ -326,7 +330,7 @@ mod tests {
     fn penalisation_halves_only_the_first_subflow_that_carries_the_head() {
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
         let subs = [sv(10, 10, 0), sv(50, 10, 10), sv(80, 10, 10)];
-        let meta = MetaView { new_data: false, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false };
+        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false };
         let mut out = vec![];
         s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, meta }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }]);
