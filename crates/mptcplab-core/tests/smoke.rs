@@ -86,3 +86,11 @@ fn a_paced_flow_keeps_line_rate_with_a_shorter_queue() {
     assert!(gp >= 0.9 * 50.0 * 1448.0 / 1500.0, "{gp}");
     assert_ne!(format!("{:?}", paced.metrics.links.queue_pkts), format!("{:?}", plain.metrics.links.queue_pkts));
 }
+
+#[test]
+fn packets_and_events_stay_small() {
+    // Hot-path values are copied a lot: keep them compact.
+    println!("Packet {} B, Event {} B", std::mem::size_of::<mptcplab_core::net::Packet>(), std::mem::size_of::<mptcplab_core::sim::Event>());
+    assert!(std::mem::size_of::<mptcplab_core::net::Packet>() <= 104);
+    assert!(std::mem::size_of::<mptcplab_core::sim::Event>() <= 12);
+}

@@ -212,11 +212,11 @@ impl CongestionControl for Cubic {
         (((st.cwnd as u64 * BETA) / BICTCP_BETA_SCALE) as u32).max(2)
     }
 
-    fn on_state(&mut self, st: &mut CcState, state: CaState) {
+    /// Linux `cubictcp_state`: an RTO resets the cubic epoch and HyStart.
+    fn on_state(&mut self, _st: &mut CcState, state: CaState) {
         if state == CaState::Loss {
             self.reset();
             self.hystart_reset(SimTime::ZERO, 0);
-            let _ = st;
         }
     }
 

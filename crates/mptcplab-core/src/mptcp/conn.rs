@@ -214,9 +214,9 @@ impl Connection {
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
                 self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
                 if initial && self.cfg.mptcp {
-                    self.pm_actions.clear();
                     let backup: Vec<bool> = self.subflows.iter().map(|s| s.backup).collect();
                     let mut acts = std::mem::take(&mut self.pm_actions);
+                    acts.clear();
                     self.pm.on_established(self.subflows.len(), i, &backup, &mut acts);
                     for a in acts.drain(..) {
                         let PmAction::OpenSubflow { path, backup } = a;
