@@ -164,6 +164,13 @@ fn gen_case(r: &mut Rng) -> Case {
         sc["tcp"]["pacing"] = json!(true);
         features.push("pacing");
     }
+    if r.chance(0.25) {
+        if sc.get("tcp").is_none() {
+            sc["tcp"] = json!({});
+        }
+        sc["tcp"]["receive_buffer_accounting"] = json!("linux");
+        features.push("linux buffer accounting");
+    }
     if r.chance(0.15) {
         if sc.get("tcp").is_none() {
             sc["tcp"] = json!({});

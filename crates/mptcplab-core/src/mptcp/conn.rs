@@ -125,11 +125,11 @@ impl Connection {
                 established_at: None,
             });
         }
-        let snd = MetaSender::new(cfg.send_buffer, cfg.receive_buffer, cfg.app_bytes);
-        let rcv = MetaReceiver::new(cfg.receive_buffer);
+        let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
+        let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge(), cfg.app_bytes);
         Ok(Connection {
             id,
-            advertised_edge: cfg.receive_buffer,
+            advertised_edge: rcv.window_edge(),
             cfg,
             subflows,
             snd,

@@ -2,6 +2,7 @@
 //! send buffer, DATA_ACK and the shared receive buffer with its out-of-order queue
 //! (RFC 8684 §3.3; reference `tcp.md` §1.5).
 
+use crate::tcp::BufferAccounting;
 use std::collections::VecDeque;
 
 /// One mapping handed to a subflow and not yet DATA_ACKed.
@@ -153,11 +154,17 @@ pub struct MetaReceiver {
     edge: u64,
     pub duplicate_bytes: u64,
     pub beyond_window: u64,
+    accounting: BufferAccounting,
+    mss: u64,
 }
 
 impl MetaReceiver {
-    pub fn new(rcvbuf: u64) -> Self {
-        MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: rcvbuf, duplicate_bytes: 0, beyond_window: 0 }
+    pub fn new(rcvbuf: u64) -> Self { Self::with_accounting(rcvbuf, BufferAccounting::Payload, 1448) }
+
+    pub fn with_accounting(rcvbuf: u64, accounting: BufferAccounting, mss: u32) -> Self {
+        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, accounting, mss: mss as u64 };
+        r.window_edge();
+        r
     }
 
     /// Buffer occupancy in payload bytes (unread in-order data + out-of-order queue).
@@ -169,7 +176,15 @@ impl MetaReceiver {
     /// never moves left (RFC 793, RFC 8684 §3.3.5): out-of-order data shrinks the
     /// window it sits in, as in Linux.
     pub fn window_edge(&mut self) -> u64 {
-        let e = self.rcv_nxt + self.rcvbuf.saturating_sub(self.unread + self.ooo_bytes);
+        let held = self.unread + self.ooo_bytes;
+        let window = match self.accounting {
+            BufferAccounting::Payload => self.rcvbuf.saturating_sub(held),
+            BufferAccounting::Linux => {
+                let free = self.rcvbuf.saturating_sub(2 * held) / 2;
+                if free < self.mss.min(self.rcvbuf / 2) { 0 } else { free }
+            }
+        };
+        let e = self.rcv_nxt + window;
         self.edge = self.edge.max(e);
         self.edge
     }
@@ -289,6 +304,20 @@ mod tests {
         r.on_data(4000, 1000);
         assert_eq!(r.window_edge(), 3000 + 5000 - 1000);
         assert!(r.occupancy() <= r.rcvbuf);
+    }
+
+    #[test]
+    fn linux_accounting_charges_twice_the_payload_and_advertises_half() {
+        let mut r = MetaReceiver::with_accounting(200_000, BufferAccounting::Linux, 1448);
+        assert_eq!(r.window_edge(), 100_000);
+        r.on_data(10_000, 10_000); // 10 KB out of order: costs 20 KB
+        r.on_data(0, 1_000);
+        r.read(u64::MAX);
+        // rcv_nxt 1000, held 10 KB -> free (200 - 20) / 2 = 90 KB; the edge may not shrink.
+        assert_eq!(r.window_edge(), 100_000.max(1_000 + 90_000));
+        r.on_data(1_000, 9_000);
+        r.read(u64::MAX);
+        assert_eq!(r.window_edge(), 20_000 + 100_000);
     }
 
     #[test]

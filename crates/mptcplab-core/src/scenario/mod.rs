@@ -106,6 +106,18 @@ pub struct TcpSpec {
     /// start, 1.2x after (default false; BBR paces regardless).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<bool>,
+    /// Receive-buffer accounting (default "payload"): "payload" counts payload bytes and
+    /// advertises all free space; "linux" charges each payload byte twice (skb
+    /// overhead) and advertises half the free space, as Linux with tcp_adv_win_scale = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_buffer_accounting: Option<AccountingName>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AccountingName {
+    Payload,
+    Linux,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -384,6 +396,7 @@ impl Scenario {
         t.delack_timeout = t.delack_timeout.take().or_else(|| d("40 ms"));
         t.min_rto = t.min_rto.take().or_else(|| d("200 ms"));
         t.pacing = t.pacing.or(Some(false));
+        t.receive_buffer_accounting = t.receive_buffer_accounting.or(Some(AccountingName::Payload));
         out.links = links;
         for l in out.links.iter_mut() {
             l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());

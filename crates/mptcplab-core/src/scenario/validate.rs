@@ -241,6 +241,12 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     if let Some(p) = s.tcp.pacing {
         tcp.pacing = p;
     }
+    if let Some(a) = s.tcp.receive_buffer_accounting {
+        tcp.rcvbuf_accounting = match a {
+            AccountingName::Payload => crate::tcp::BufferAccounting::Payload,
+            AccountingName::Linux => crate::tcp::BufferAccounting::Linux,
+        };
+    }
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
     if links_spec.is_empty() {

@@ -33,6 +33,20 @@ pub struct TcpConfig {
     /// Pace every subflow as Linux does with the fq qdisc (`tcp_update_pacing_rate`).
     /// Controllers that pace by themselves (BBR) pace regardless.
     pub pacing: bool,
+    /// How the receive buffer is charged and advertised.
+    pub rcvbuf_accounting: BufferAccounting,
+}
+
+/// Receive-buffer accounting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferAccounting {
+    /// Payload bytes; the window is all the free space.
+    Payload,
+    /// Linux's: each payload byte held costs two bytes of buffer (skb truesize overhead,
+    /// the ratio `tcp_adv_win_scale = 1` assumes), the window is half the free space
+    /// (`tcp_win_from_space`), and zero when less than one MSS is free
+    /// (`__tcp_select_window`). A "200 KB" buffer then holds at most 100 KB of payload.
+    Linux,
 }
 
 impl Default for TcpConfig {
@@ -47,6 +61,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             slow_start_after_idle: true,
             pacing: false,
+            rcvbuf_accounting: BufferAccounting::Payload,
         }
     }
 }
