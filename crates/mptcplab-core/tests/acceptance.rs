@@ -157,3 +157,25 @@ fn a_small_receive_buffer_blocks_the_seed_001_topology() {
         assert!(g[1] >= 0.8 * 16.0, "{initial}: {g:?}");
     }
 }
+
+/// Acceptance 4 with the receive buffer in Linux's accounting (the kernels the seed ran):
+/// the blocking the issue asks for appears (ratio 0.37). Reported in the issue note next
+/// to the payload-accounting figures above.
+#[test]
+fn a_small_linux_accounted_receive_buffer_blocks_the_seed_001_topology() {
+    let base = scenario_file("scenarios/reproduce/seed001-buffer-blocking-linux-rcvbuf.toml");
+    for initial in ["path1", "path4"] {
+        let mut g = vec![];
+        for buf in ["200 KB", "8 MB"] {
+            let mut sc = base.clone();
+            sc.connections[0].initial_path = Some(initial.into());
+            sc.connections[0].receive_buffer = Some(mptcplab_core::scenario::Size::parse(buf).unwrap());
+            let mut s = build(&sc, None);
+            s.run();
+            g.push(goodput(&s, 0));
+            println!("acceptance 4 (linux accounting): initial subflow on {initial}, receive buffer {buf}: goodput {:.3} Mbit/s", g.last().unwrap());
+        }
+        assert!(g[0] <= 0.5 * g[1], "{initial}: {g:?}");
+        assert!(g[1] >= 0.8 * 16.0, "{initial}: {g:?}");
+    }
+}
