@@ -3,6 +3,7 @@
 //! Sans-IO: no Python, no files, no wall clock. A [`scenario::Scenario`] is validated into
 //! a [`scenario::Plan`] and run by a [`world::Simulator`]; metrics come out as columns.
 
+pub mod app;
 pub mod cc;
 pub mod metrics;
 pub mod mptcp;
@@ -31,6 +32,8 @@ pub fn components() -> Vec<(&'static str, &'static str, &'static str)> {
     for p in mptcp::pm::REGISTRY {
         v.push(("path_manager", p.name, p.description));
     }
-    v.push(("application", "bulk", "Bulk transfer: writes as fast as the send buffer allows, unbounded or `size` bytes"));
+    for a in app::REGISTRY {
+        v.push(("application", a.name, a.description));
+    }
     v
 }

@@ -2,6 +2,7 @@
 //! to transmit to an outbox; timers are deadlines the engine polls.
 
 use super::meta::{MetaReceiver, MetaSender};
+use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaView, SchedView, Scheduler, Segment, SubflowView};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
@@ -61,7 +62,7 @@ pub struct ConnConfig {
     pub send_buffer: u64,
     pub receive_buffer: u64,
     pub read_rate: Option<Bandwidth>,
-    pub app_bytes: Option<u64>,
+    pub app: App,
     pub initial_path: usize,
     pub start: SimTime,
 }
@@ -80,6 +81,8 @@ pub struct ConnStats {
 pub struct Connection {
     pub id: u32,
     pub cfg: ConnConfig,
+    /// The application writing into the send buffer (its configuration is `cfg.app`).
+    pub app: App,
     pub subflows: Vec<Subflow>,
     pub snd: MetaSender,
     pub rcv: MetaReceiver,
@@ -126,9 +129,10 @@ impl Connection {
             });
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
-        let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge(), cfg.app_bytes);
+        let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge());
         Ok(Connection {
             id,
+            app: cfg.app.clone(),
             advertised_edge: rcv.window_edge(),
             cfg,
             subflows,
@@ -262,7 +266,7 @@ impl Connection {
             self.stats.ooo_max_bytes = self.stats.ooo_max_bytes.max(self.rcv.ooo_bytes);
             self.stats.rcvbuf_max_bytes = self.stats.rcvbuf_max_bytes.max(self.rcv.occupancy());
             if self.completed_at.is_none() {
-                if let Some(t) = self.cfg.app_bytes {
+                if let Some(t) = self.app.total() {
                     if self.rcv.read_total >= t {
                         self.completed_at = Some(now);
                     }
@@ -402,7 +406,7 @@ impl Connection {
     /// by at least two segments (Linux `tcp_cleanup_rbuf`).
     pub fn app_read(&mut self, now: SimTime, max: u64, out: &mut Vec<Packet>) {
         self.rcv.read(max);
-        if let Some(t) = self.cfg.app_bytes {
+        if let Some(t) = self.app.total() {
             if self.completed_at.is_none() && self.rcv.read_total >= t {
                 self.completed_at = Some(now);
             }
@@ -487,10 +491,14 @@ impl Connection {
         }
     }
 
+    /// The application waits for send-buffer space (Linux SOCK_NOSPACE).
+    fn app_blocked(&self) -> bool { self.snd.free_space() == 0 && self.app.wants_more(self.snd.written) }
+
     /// Send what the windows allow: subflow retransmissions, queued data, then what the
     /// scheduler picks.
     pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.snd.app_fill();
+        let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
+        self.snd.write(n);
         // Subflow-level retransmissions and pre-scheduled data.
         for i in 0..self.subflows.len() {
             if self.subflows[i].state != SubState::Established {
@@ -520,7 +528,7 @@ impl Connection {
             let reinject = self.snd.reinject_head();
             let new_data = self.snd.next_new_len(mss).is_some();
             let window_limited = self.snd.window_limited(mss);
-            let sndbuf_full = self.snd.app_blocked();
+            let sndbuf_full = self.app_blocked();
             if reinject.is_none() && !new_data && !window_limited && !sndbuf_full {
                 break;
             }
@@ -569,7 +577,7 @@ impl Connection {
                 break;
             }
         }
-        let nospace = self.snd.app_blocked();
+        let nospace = self.app_blocked();
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
         for s in self.subflows.iter_mut() {
             if s.state == SubState::Established {

@@ -18,8 +18,6 @@ pub struct MetaSeg {
 pub struct MetaSender {
     /// Bytes the application has written (the data sequence space used so far).
     pub written: u64,
-    /// Total the application wants to send (None = unbounded).
-    pub app_total: Option<u64>,
     pub data_una: u64,
     /// Next data sequence number never handed to a subflow.
     pub dsn_nxt: u64,
@@ -33,21 +31,15 @@ pub struct MetaSender {
 }
 
 impl MetaSender {
-    pub fn new(sndbuf: u64, rwnd: u64, app_total: Option<u64>) -> Self {
-        MetaSender { written: 0, app_total, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new() }
+    pub fn new(sndbuf: u64, rwnd: u64) -> Self {
+        MetaSender { written: 0, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new() }
     }
 
-    /// The application writes as much as the send buffer takes (bulk).
-    pub fn app_fill(&mut self) {
-        let cap = self.data_una + self.sndbuf;
-        let want = self.app_total.unwrap_or(u64::MAX);
-        self.written = self.written.max(cap.min(want));
-    }
+    /// Free space in the send buffer (it holds what is written and not DATA_ACKed).
+    pub fn free_space(&self) -> u64 { (self.data_una + self.sndbuf).saturating_sub(self.written) }
 
-    /// The application is blocked on a full send buffer (Linux SOCK_NOSPACE).
-    pub fn app_blocked(&self) -> bool {
-        self.written == self.data_una + self.sndbuf && self.app_total.map_or(true, |t| self.written < t)
-    }
+    /// The application wrote `n` bytes.
+    pub fn write(&mut self, n: u64) { self.written += n.min(self.free_space()); }
 
     pub fn unsent(&self) -> u64 { self.written - self.dsn_nxt }
 
@@ -322,10 +314,10 @@ mod tests {
 
     #[test]
     fn the_sender_respects_buffer_window_and_mss() {
-        let mut s = MetaSender::new(4000, 2500, Some(10_000));
-        s.app_fill();
+        let mut s = MetaSender::new(4000, 2500);
+        s.write(10_000);
         assert_eq!(s.written, 4000);
-        assert!(s.app_blocked());
+        assert_eq!(s.free_space(), 0);
         assert_eq!(s.next_new_len(1448), Some(1448));
         s.take_new(1448, 0);
         // 1052 bytes of window left < half of 2500: no short segment (SWS avoidance).
@@ -333,11 +325,11 @@ mod tests {
         assert!(s.window_limited(1448));
         s.on_data_ack(1448, 1448 + 2500);
         assert_eq!(s.segs.len(), 0);
-        s.app_fill();
+        s.write(10_000);
         assert_eq!(s.written, 1448 + 4000);
         // A window smaller than one MSS is used whole.
-        let mut tiny = MetaSender::new(4000, 1000, None);
-        tiny.app_fill();
+        let mut tiny = MetaSender::new(4000, 1000);
+        tiny.write(4000);
         assert_eq!(tiny.next_new_len(1448), Some(1000));
         tiny.take_new(1000, 0);
         assert_eq!(tiny.next_new_len(1448), None);

@@ -424,14 +424,14 @@ fn conn_config(
     if receive_buffer == 0 {
         return err(format!("{f}.receive_buffer"), "expected a buffer > 0 B");
     }
-    let app_bytes = match app {
+    let app = match app {
         AppSpec::Bulk { size: Some(s) } => {
             if s.value == 0 {
                 return err(format!("{f}.app.size"), "expected a size > 0 B (omit it for an unbounded transfer)");
             }
-            Some(s.value)
+            crate::app::App::Bulk(crate::app::Bulk { total: Some(s.value) })
         }
-        AppSpec::Bulk { size: None } => None,
+        AppSpec::Bulk { size: None } => crate::app::App::Bulk(crate::app::Bulk { total: None }),
     };
     Ok(ConnConfig {
         name: name.to_string(),
@@ -441,7 +441,7 @@ fn conn_config(
         send_buffer,
         receive_buffer,
         read_rate: read_rate.as_ref().map(|r| r.value),
-        app_bytes,
+        app,
         initial_path,
         start: start.as_ref().map_or(SimTime::ZERO, |d| d.value),
     })
