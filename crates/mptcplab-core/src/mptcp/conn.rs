@@ -95,6 +95,8 @@ pub struct Connection {
     siblings: Vec<SiblingView>,
     actions: Vec<Action>,
     pm_actions: Vec<PmAction>,
+    /// Scratch: each subflow's segment count when `push` started.
+    sent_before: Vec<u64>,
     advertised_edge: u64,
 }
 
@@ -147,6 +149,7 @@ impl Connection {
             siblings: Vec::new(),
             actions: Vec::new(),
             pm_actions: Vec::new(),
+            sent_before: Vec::new(),
         })
     }
 
@@ -499,6 +502,9 @@ impl Connection {
     pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
         self.snd.write(n);
+        let mut sent_before = std::mem::take(&mut self.sent_before);
+        sent_before.clear();
+        sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
         // Subflow-level retransmissions and pre-scheduled data.
         for i in 0..self.subflows.len() {
             if self.subflows[i].state != SubState::Established {
@@ -579,16 +585,20 @@ impl Connection {
         }
         let nospace = self.app_blocked();
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
-        for s in self.subflows.iter_mut() {
+        for (s, &before) in self.subflows.iter_mut().zip(sent_before.iter()) {
             if s.state == SubState::Established {
-                let limited = !s.tx.has_cwnd_space();
-                s.tx.validate_cwnd(now, limited, nospace);
+                // Linux calls tcp_cwnd_validate only for a subflow that sent something.
+                if s.tx.stats.segs_sent != before {
+                    let limited = !s.tx.has_cwnd_space();
+                    s.tx.validate_cwnd(now, limited, nospace);
+                }
                 // Held back only by the pacer: wake up when it allows the next packet.
                 if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.lost_out > s.tx.retrans_out) {
                     s.pace_deadline = Some(s.tx.next_send_at);
                 }
             }
         }
+        self.sent_before = sent_before;
     }
 
     /// Execute one `Send`. Returns whether a packet left.
