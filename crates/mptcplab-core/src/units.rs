@@ -43,6 +43,10 @@ impl Bandwidth {
     }
 }
 
+/// Upper bounds that keep sums of times and sequence offsets far from overflow.
+const MAX_DURATION_NS: f64 = 1e16;
+const MAX_SIZE_BYTES: f64 = (1u64 << 50) as f64;
+
 /// Why a unit string did not parse; the caller adds the field path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitError(pub String);
@@ -84,6 +88,10 @@ pub fn parse_duration(s: &str) -> Result<SimTime, UnitError> {
     if v < 0.0 {
         return Err(UnitError(format!("expected a duration >= 0, got {s:?}")));
     }
+    // Bound everything so that sums of times cannot overflow (~116 days).
+    if v * mult > MAX_DURATION_NS {
+        return Err(UnitError(format!("expected a duration of at most 1e7 s, got {s:?}")));
+    }
     Ok(SimTime((v * mult).round() as u64))
 }
 
@@ -105,7 +113,11 @@ pub fn parse_rate(s: &str) -> Result<Bandwidth, UnitError> {
     if v <= 0.0 {
         return Err(UnitError(format!("expected a rate > 0, got {s:?}")));
     }
-    Ok(Bandwidth(v * mult))
+    let bps = v * mult;
+    if !(1.0..=1e13).contains(&bps) {
+        return Err(UnitError(format!("expected a rate between 1 bit/s and 10 Tbit/s, got {s:?}")));
+    }
+    Ok(Bandwidth(bps))
 }
 
 /// "1448 B", "200 KB" (1000 B), "8 MiB" (1024² B). Must be >= 0.
@@ -128,6 +140,9 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     if v < 0.0 {
         return Err(UnitError(format!("expected a size >= 0, got {s:?}")));
     }
+    if v * mult > MAX_SIZE_BYTES {
+        return Err(UnitError(format!("expected a size of at most 1 PiB, got {s:?}")));
+    }
     Ok((v * mult).round() as u64)
 }
 
@@ -142,8 +157,8 @@ pub fn parse_queue(s: &str) -> Result<QueueLimit, UnitError> {
     let (v, unit) = split_number(s)?;
     match unit {
         "pkt" | "pkts" | "packets" | "packet" => {
-            if v < 1.0 || v.fract() != 0.0 {
-                return Err(UnitError(format!("expected a whole number of packets >= 1, got {s:?}")));
+            if v < 1.0 || v.fract() != 0.0 || v > 1e9 {
+                return Err(UnitError(format!("expected a whole number of packets from 1 to 1e9, got {s:?}")));
             }
             Ok(QueueLimit::Packets(v as u32))
         }
@@ -181,6 +196,16 @@ mod tests {
         assert!(parse_rate("10 Mbit").unwrap_err().0.contains("incomplete"));
         assert!(parse_rate("0 Mbit/s").unwrap_err().0.contains("> 0"));
         assert!(parse_rate("-5 Mbit/s").is_err());
+        assert!(parse_rate("1e30 Gbit/s").unwrap_err().0.contains("10 Tbit/s"));
+        assert!(parse_rate("1e-30 bit/s").is_err());
+    }
+
+    #[test]
+    fn absurd_magnitudes_are_rejected_before_they_can_overflow() {
+        assert!(parse_duration("1e30 s").unwrap_err().0.contains("at most"));
+        assert!(parse_size("1e30 GB").unwrap_err().0.contains("1 PiB"));
+        assert!(parse_queue("4294967296 pkt").is_err());
+        assert!(parse_duration("1e7 s").is_ok());
     }
 
     #[test]

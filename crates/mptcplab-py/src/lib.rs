@@ -85,8 +85,8 @@ fn simulate<'py>(
     let plan = sc.plan().map_err(|e| scenario_error(py, &e))?;
     let duration = match duration_s {
         None => None,
-        Some(d) if d.is_finite() && d > 0.0 => Some(SimTime::from_secs_f64(d)),
-        Some(d) => return Err(scenario_error(py, &ScenarioError::new("duration", format!("expected a duration > 0 s, got {d}")))),
+        Some(d) if d.is_finite() && d > 0.0 && d <= 1e7 => Some(SimTime::from_secs_f64(d)),
+        Some(d) => return Err(scenario_error(py, &ScenarioError::new("run.duration", format!("expected a duration between 0 and 1e7 s, got {d}")))),
     };
     let trace: Vec<String> = match (&trace_path, trace_flows) {
         (_, Some(f)) => f,
