@@ -464,16 +464,10 @@ impl Connection {
         out.push(p);
     }
 
-    fn build_views(&mut self, now: SimTime) {
+    /// Snapshot the subflows for the scheduler; `want` is the size of the next segment.
+    fn build_views(&mut self, now: SimTime, want: u64) {
         self.views.clear();
-        let want = self.snd.next_new_len(self.cfg.tcp.mss).unwrap_or(self.cfg.tcp.mss) as u64;
-        let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
-        for s in self.subflows.iter_mut() {
-            if s.tx.packets_out == 0 && s.tx.snd_wnd < meta_wnd {
-                // Nothing outstanding, so no ACK will refresh this subflow's window: take
-                // the connection's (stands in for Linux's zero-window probe).
-                s.tx.snd_wnd = meta_wnd;
-            }
+        for s in self.subflows.iter() {
             let t = &s.tx;
             self.views.push(SubflowView {
                 established: s.state == SubState::Established,
@@ -502,6 +496,14 @@ impl Connection {
     pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
         self.snd.write(n);
+        // A subflow with nothing outstanding gets no ACK to refresh its window: give it the
+        // connection's (stands in for Linux's zero-window probe).
+        let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
+        for s in self.subflows.iter_mut() {
+            if s.tx.packets_out == 0 {
+                s.tx.snd_wnd = s.tx.snd_wnd.max(meta_wnd);
+            }
+        }
         let mut sent_before = std::mem::take(&mut self.sent_before);
         sent_before.clear();
         sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
@@ -532,8 +534,10 @@ impl Connection {
                 break; // a scheduler that keeps asking to send nothing useful
             }
             let reinject = self.snd.reinject_head();
-            let new_data = self.snd.next_new_len(mss).is_some();
-            let window_limited = self.snd.window_limited(mss);
+            let next = self.snd.next_new_len(mss);
+            let new_data = next.is_some();
+            // New data waits only because the peer's window is closed.
+            let window_limited = !new_data && self.snd.unsent() > 0;
             let sndbuf_full = self.app_blocked();
             if reinject.is_none() && !new_data && !window_limited && !sndbuf_full {
                 break;
@@ -543,10 +547,9 @@ impl Connection {
             if !self.subflows.iter().any(|s| s.state == SubState::Established && s.tx.can_send(now)) {
                 break;
             }
-            self.build_views(now);
+            self.build_views(now, next.unwrap_or(mss) as u64);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
-            let next_len = self.snd.next_new_len(mss).unwrap_or(0);
-            let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len, window_limited, reinject, una, sndbuf_full };
+            let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len: next.unwrap_or(0), window_limited, reinject, una, sndbuf_full };
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
             self.sched.schedule(&SchedView { now, subflows: &self.views, meta }, &mut actions);

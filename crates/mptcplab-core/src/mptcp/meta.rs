@@ -61,8 +61,6 @@ impl MetaSender {
         }
     }
 
-    /// New data is waiting but the peer's window is closed.
-    pub fn window_limited(&self, mss: u32) -> bool { self.unsent() > 0 && self.next_new_len(mss).is_none() }
 
     pub fn take_new(&mut self, len: u32, sub: usize) -> u64 {
         let dsn = self.dsn_nxt;
@@ -322,7 +320,7 @@ mod tests {
         s.take_new(1448, 0);
         // 1052 bytes of window left < half of 2500: no short segment (SWS avoidance).
         assert_eq!(s.next_new_len(1448), None);
-        assert!(s.window_limited(1448));
+        assert!(s.unsent() > 0 && s.next_new_len(1448).is_none(), "window-limited");
         s.on_data_ack(1448, 1448 + 2500);
         assert_eq!(s.segs.len(), 0);
         s.write(10_000);
