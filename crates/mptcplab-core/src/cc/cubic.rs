@@ -213,14 +213,14 @@ impl CongestionControl for Cubic {
     }
 
     /// Linux `cubictcp_state`: an RTO resets the cubic epoch and HyStart.
-    fn on_state(&mut self, _st: &mut CcState, state: CaState) {
+    fn on_state(&mut self, _st: &mut CcState, state: CaState, _c: &Coupling) {
         if state == CaState::Loss {
             self.reset();
             self.hystart_reset(SimTime::ZERO, 0);
         }
     }
 
-    fn on_event(&mut self, now: SimTime, _st: &mut CcState, ev: CaEvent) {
+    fn on_event(&mut self, now: SimTime, _st: &mut CcState, ev: CaEvent, _c: &Coupling) {
         if ev == CaEvent::TxStart {
             // Shift the epoch by the idle time so the cubic curve does not jump after idle.
             if let Some(e) = self.epoch_start_ms {
@@ -270,7 +270,7 @@ mod tests {
         d.lose();
         assert_eq!(d.st.cwnd, 70);
         let start = d.now;
-        let mut at = |d: &mut Driver<Cubic>, t: f64| {
+        let at = |d: &mut Driver<Cubic>, t: f64| {
             while (d.now - start).secs_f64() < t {
                 d.round();
             }

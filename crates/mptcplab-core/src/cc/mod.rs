@@ -6,11 +6,15 @@
 //! module writes). Coupled algorithms get a read-only `Coupling` view of their siblings.
 
 pub mod cubic;
+pub mod registry;
 pub mod reno;
+
+use std::cell::Cell;
 
 use crate::units::{Bandwidth, SimTime};
 
 pub use cubic::Cubic;
+pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
@@ -112,6 +116,38 @@ impl CcState {
     }
 }
 
+/// Linux `struct rate_sample` (`tcp_rate.c`, draft-cheng-iccrg-delivery-rate-estimation):
+/// the delivery rate measured by one ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// `tp->delivered` when the sampled packet was sent.
+    pub prior_delivered: u64,
+    /// Packets delivered over `interval`.
+    pub delivered: u64,
+    /// `max(send_elapsed, ack_elapsed)`; None when the sample is invalid (no packet
+    /// sampled, or the interval is shorter than min_rtt).
+    pub interval: Option<SimTime>,
+    /// Packets newly delivered (acked or SACKed) by this ACK.
+    pub acked_sacked: u32,
+    /// Packets newly marked lost while processing this ACK.
+    pub losses: u32,
+    /// RTT of the most recently sent packet this ACK delivered (Linux `ca_rtt_us`).
+    pub rtt: Option<SimTime>,
+    /// The sampled packet was sent while the sender was application-limited.
+    pub is_app_limited: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in packets per second, when the sample is valid.
+    pub fn rate_pps(&self) -> Option<f64> {
+        let iv = self.interval?;
+        if iv == SimTime::ZERO {
+            return None;
+        }
+        Some(self.delivered as f64 / iv.secs_f64())
+    }
+}
+
 /// What one ACK tells the controller.
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample {
@@ -127,10 +163,21 @@ pub struct AckSample {
     pub cwnd_limited: bool,
     /// Whether pacing is active on this subflow (HyStart uses it).
     pub paced: bool,
+    /// Linux `tp->delivered`: packets delivered over the subflow's life.
+    pub delivered_total: u64,
+    /// Delivery-rate sample (BBR).
+    pub rs: RateSample,
+}
+
+impl AckSample {
+    /// A sample for scripted tests: `acked` packets, cwnd-limited, no rate sample.
+    pub fn simple(now: SimTime, acked: u32, ack_seq: u32, snd_nxt: u32, rtt: Option<SimTime>) -> Self {
+        AckSample { now, acked, ack_seq, snd_nxt, rtt, cwnd_limited: true, paced: false, delivered_total: 0, rs: RateSample::default() }
+    }
 }
 
 /// Read-only view of one sibling subflow, for coupled algorithms.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct SiblingView {
     pub cwnd: u32,
     pub ssthresh: u32,
@@ -138,21 +185,63 @@ pub struct SiblingView {
     pub min_rtt: SimTime,
     pub in_flight: u32,
     pub mss: u32,
+    /// TCP state ESTABLISHED (Linux `mptcp_sk_can_send`).
     pub established: bool,
     pub in_slow_start: bool,
+    pub ca_state: CaState,
+    /// Words the sibling's controller exports (`CongestionControl::export`), e.g. OLIA's
+    /// inter-loss distance or wVegas' instantaneous rate.
+    pub vars: [u64; 2],
+}
+
+impl Default for SiblingView {
+    fn default() -> Self {
+        SiblingView {
+            cwnd: 0,
+            ssthresh: INFINITE_SSTHRESH,
+            srtt: SimTime::ZERO,
+            min_rtt: SimTime::ZERO,
+            in_flight: 0,
+            mss: 1448,
+            established: false,
+            in_slow_start: true,
+            ca_state: CaState::Open,
+            vars: [0; 2],
+        }
+    }
+}
+
+impl SiblingView {
+    /// Linux coupled modules consider a subflow when it can send and has an RTT sample.
+    pub fn considered(&self) -> bool { self.established && self.srtt > SimTime::ZERO }
 }
 
 /// The siblings of the subflow being updated (`me` indexes into `subflows`).
+///
+/// The entry at `me` is a snapshot taken before this call; a controller reads its own
+/// live values from `CcState`. `meta` is connection-level state shared by the
+/// controllers of one connection (Linux: the meta socket's `icsk_ca_priv`, e.g. LIA's
+/// alpha); it is None for a plain TCP flow.
 #[derive(Clone, Copy, Debug)]
 pub struct Coupling<'a> {
     pub me: usize,
     pub subflows: &'a [SiblingView],
+    pub meta: Option<&'a Cell<[u64; 2]>>,
 }
 
 impl Coupling<'_> {
-    pub fn alone() -> Coupling<'static> { Coupling { me: 0, subflows: &[] } }
+    pub fn alone() -> Coupling<'static> { Coupling { me: 0, subflows: &[], meta: None } }
+
+    /// Linux `cnt_established`: established subflows of the connection (1 when alone).
+    pub fn cnt_established(&self) -> usize { self.subflows.iter().filter(|s| s.established).count().max(1) }
+
+    /// Whether this controller runs inside a multipath connection with siblings.
+    pub fn is_multipath(&self) -> bool { self.subflows.len() > 1 }
 }
 
+/// The hooks of Linux's `tcp_congestion_ops`. Defaults are no-ops, so a controller
+/// implements only what it changes. Every hook that may recompute a coupled quantity
+/// gets the `Coupling` view.
 pub trait CongestionControl {
     fn name(&self) -> &'static str;
     /// Linux `init`.
@@ -161,18 +250,26 @@ pub trait CongestionControl {
     fn on_rtt_sample(&mut self, _now: SimTime, _st: &mut CcState, _rtt: Option<SimTime>, _acked: u32) {}
     /// Linux `cong_avoid`: grow cwnd (not called during a cwnd reduction).
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample, coupling: &Coupling);
+    /// Linux `cong_control`: when `has_cong_control`, called on every ACK instead of the
+    /// engine's PRR reduction and `on_ack` (BBR sets cwnd and pacing itself).
+    fn cong_control(&mut self, _st: &mut CcState, _ack: &AckSample, _coupling: &Coupling) {}
+    fn has_cong_control(&self) -> bool { false }
     /// Linux `ssthresh`: the new ssthresh on entering recovery or loss.
     fn ssthresh(&mut self, st: &CcState) -> u32;
     /// Linux `set_state`.
-    fn on_state(&mut self, _st: &mut CcState, _state: CaState) {}
+    fn on_state(&mut self, _st: &mut CcState, _state: CaState, _coupling: &Coupling) {}
     /// Linux `cwnd_event`.
-    fn on_event(&mut self, _now: SimTime, _st: &mut CcState, _ev: CaEvent) {}
+    fn on_event(&mut self, _now: SimTime, _st: &mut CcState, _ev: CaEvent, _coupling: &Coupling) {}
     /// Linux `undo_cwnd` (default `tcp_reno_undo_cwnd`).
     fn undo_cwnd(&mut self, st: &CcState) -> u32 { st.cwnd.max(st.prior_cwnd) }
     /// Pacing rate when the algorithm paces (BBR); `None` = not paced by the CC.
     fn pacing_rate(&self, _st: &CcState) -> Option<Bandwidth> { None }
     /// Coupled algorithms read their siblings; the engine builds the view only for them.
     fn needs_coupling(&self) -> bool { false }
+    /// Words this controller shows its siblings (`SiblingView::vars`).
+    fn export(&self) -> [u64; 2] { [0; 2] }
+    /// A short name of the controller's internal state for the CC trace (BBR mode).
+    fn mode(&self) -> &'static str { "" }
 }
 
 /// Built-in controllers in one enum (static dispatch on the hot path, like smoltcp's
@@ -200,31 +297,16 @@ impl CongestionControl for AnyCc {
         dispatch!(self, c => c.on_rtt_sample(now, st, rtt, acked))
     }
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample, coupling: &Coupling) { dispatch!(self, c => c.on_ack(st, ack, coupling)) }
+    fn cong_control(&mut self, st: &mut CcState, ack: &AckSample, coupling: &Coupling) { dispatch!(self, c => c.cong_control(st, ack, coupling)) }
+    fn has_cong_control(&self) -> bool { dispatch!(self, c => c.has_cong_control()) }
     fn ssthresh(&mut self, st: &CcState) -> u32 { dispatch!(self, c => c.ssthresh(st)) }
-    fn on_state(&mut self, st: &mut CcState, state: CaState) { dispatch!(self, c => c.on_state(st, state)) }
-    fn on_event(&mut self, now: SimTime, st: &mut CcState, ev: CaEvent) { dispatch!(self, c => c.on_event(now, st, ev)) }
+    fn on_state(&mut self, st: &mut CcState, state: CaState, coupling: &Coupling) { dispatch!(self, c => c.on_state(st, state, coupling)) }
+    fn on_event(&mut self, now: SimTime, st: &mut CcState, ev: CaEvent, coupling: &Coupling) { dispatch!(self, c => c.on_event(now, st, ev, coupling)) }
     fn undo_cwnd(&mut self, st: &CcState) -> u32 { dispatch!(self, c => c.undo_cwnd(st)) }
     fn pacing_rate(&self, st: &CcState) -> Option<Bandwidth> { dispatch!(self, c => c.pacing_rate(st)) }
     fn needs_coupling(&self) -> bool { dispatch!(self, c => c.needs_coupling()) }
-}
-
-/// Registry entry: what `mptcplab list` prints and what a scenario may name.
-pub struct CcInfo {
-    pub name: &'static str,
-    pub description: &'static str,
-}
-
-pub const REGISTRY: &[CcInfo] = &[
-    CcInfo { name: "reno", description: "NewReno AIMD as Linux tcp_cong.c (uncoupled per subflow)" },
-    CcInfo { name: "cubic", description: "CUBIC with HyStart, as Linux tcp_cubic.c (RFC 9438; uncoupled per subflow)" },
-];
-
-pub fn make(name: &str) -> Option<AnyCc> {
-    match name {
-        "reno" => Some(AnyCc::Reno(Reno)),
-        "cubic" => Some(AnyCc::Cubic(Cubic::new())),
-        _ => None,
-    }
+    fn export(&self) -> [u64; 2] { dispatch!(self, c => c.export()) }
+    fn mode(&self) -> &'static str { dispatch!(self, c => c.mode()) }
 }
 
 /// A scripted driver that owns virtual time, for unit tests of any controller
@@ -254,7 +336,7 @@ pub mod test_driver {
         pub fn ack_n(&mut self, n: u32) {
             for _ in 0..n {
                 self.seq = self.seq.wrapping_add(1448);
-                let s = AckSample { now: self.now, acked: 1, ack_seq: self.seq, snd_nxt: self.seq.wrapping_add(self.st.cwnd * 1448), rtt: Some(self.rtt), cwnd_limited: true, paced: false };
+                let s = AckSample::simple(self.now, 1, self.seq, self.seq.wrapping_add(self.st.cwnd * 1448), Some(self.rtt));
                 self.cc.on_rtt_sample(self.now, &mut self.st, Some(self.rtt), 1);
                 self.cc.on_ack(&mut self.st, &s, &Coupling::alone());
             }
@@ -273,17 +355,17 @@ pub mod test_driver {
             self.st.prior_cwnd = self.st.cwnd;
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.ca_state = CaState::Recovery;
-            self.cc.on_state(&mut self.st, CaState::Recovery);
+            self.cc.on_state(&mut self.st, CaState::Recovery, &Coupling::alone());
             self.st.cwnd = self.st.ssthresh;
             self.st.ca_state = CaState::Open;
-            self.cc.on_state(&mut self.st, CaState::Open);
+            self.cc.on_state(&mut self.st, CaState::Open, &Coupling::alone());
         }
         pub fn rto(&mut self) {
             self.st.prior_cwnd = self.st.cwnd;
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.ca_state = CaState::Loss;
-            self.cc.on_state(&mut self.st, CaState::Loss);
-            self.cc.on_event(self.now, &mut self.st, CaEvent::Loss);
+            self.cc.on_state(&mut self.st, CaState::Loss, &Coupling::alone());
+            self.cc.on_event(self.now, &mut self.st, CaEvent::Loss, &Coupling::alone());
             self.st.cwnd = 1;
         }
     }
@@ -321,7 +403,7 @@ mod tests {
     fn every_controller_keeps_cwnd_finite_and_above_the_floor_under_scripted_abuse() {
         use test_driver::Driver;
         for name in REGISTRY.iter().map(|c| c.name) {
-            let mut d = Driver::new(make(name).unwrap(), SimTime::from_ms(50));
+            let mut d = Driver::new(make_default(name).unwrap(), SimTime::from_ms(50));
             for i in 0..200u32 {
                 d.round();
                 if i % 7 == 3 { d.lose(); }

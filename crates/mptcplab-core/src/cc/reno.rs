@@ -61,7 +61,7 @@ mod tests {
     #[test]
     fn reno_does_not_grow_when_not_cwnd_limited() {
         let mut st = CcState::new(10, 1448);
-        let s = AckSample { now: SimTime::ZERO, acked: 5, ack_seq: 0, snd_nxt: 0, rtt: None, cwnd_limited: false, paced: false };
+        let s = AckSample { cwnd_limited: false, ..AckSample::simple(SimTime::ZERO, 5, 0, 0, None) };
         Reno.on_ack(&mut st, &s, &Coupling::alone());
         assert_eq!(st.cwnd, 10);
     }

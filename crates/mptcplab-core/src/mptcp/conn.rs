@@ -10,6 +10,7 @@ use crate::net::packet::{Packet, PacketKind};
 use crate::sim::TimerKind;
 use crate::tcp::{AckDecision, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes.
@@ -59,6 +60,7 @@ pub struct ConnConfig {
     pub mptcp: bool,
     pub tcp: TcpConfig,
     pub cc: String,
+    pub cc_params: cc::CcParams,
     pub send_buffer: u64,
     pub receive_buffer: u64,
     pub read_rate: Option<Bandwidth>,
@@ -93,6 +95,8 @@ pub struct Connection {
     pub stats: ConnStats,
     views: Vec<SubflowView>,
     siblings: Vec<SiblingView>,
+    /// Connection-level state of a coupled controller (Linux: the meta socket's CC).
+    meta_cc: Cell<[u64; 2]>,
     actions: Vec<Action>,
     pm_actions: Vec<PmAction>,
     /// Scratch: each subflow's segment count when `push` started.
@@ -108,7 +112,7 @@ impl Connection {
     pub fn new(id: u32, cfg: ConnConfig, routes: &[(u32, u32)], backup: &[bool], iss: &[u32], sched: AnyScheduler, pm: AnyPm) -> Result<Self, String> {
         let mut subflows = Vec::with_capacity(routes.len());
         for (i, &(f, r)) in routes.iter().enumerate() {
-            let cc = cc::make(&cfg.cc).ok_or_else(|| format!("unknown congestion control {:?}", cfg.cc))?;
+            let cc = cc::make(&cfg.cc, &cfg.cc_params).map_err(|e| e.message)?;
             subflows.push(Subflow {
                 path: i,
                 route_fwd: f,
@@ -147,6 +151,7 @@ impl Connection {
             stats: ConnStats::default(),
             views: Vec::new(),
             siblings: Vec::new(),
+            meta_cc: Cell::new([0; 2]),
             actions: Vec::new(),
             pm_actions: Vec::new(),
             sent_before: Vec::new(),
@@ -314,7 +319,7 @@ impl Connection {
         if needs_coupling {
             self.refresh_siblings();
         }
-        let coupling = Coupling { me: i, subflows: if needs_coupling { &self.siblings } else { &[] } };
+        let coupling = if needs_coupling { Coupling { me: i, subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
         let res = self.subflows[i].tx.on_ack(now, pkt.ack, pkt.sack_blocks(), &coupling);
         // The subflow keeps the window its own ACKs advertise (Linux
         // tcp_ack_update_window on the subflow: only an ACK that advances snd_una, or a
@@ -341,6 +346,8 @@ impl Connection {
                 mss: t.cfg.mss,
                 established: s.state == SubState::Established,
                 in_slow_start: t.st.in_slow_start(),
+                ca_state: t.st.ca_state,
+                vars: t.cc.export(),
             });
         }
     }
@@ -369,7 +376,13 @@ impl Connection {
                         }
                     }
                     SubState::Established => {
-                        if s.tx.rto_deadline.is_some_and(|d| d <= now) && s.tx.on_rto(now) {
+                        let due = s.tx.rto_deadline.is_some_and(|d| d <= now);
+                        let needs_coupling = due && s.tx.cc.needs_coupling();
+                        if needs_coupling {
+                            self.refresh_siblings();
+                        }
+                        let coupling = if needs_coupling { Coupling { me: i, subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
+                        if due && self.subflows[i].tx.on_rto(now, &coupling) {
                             if self.cfg.mptcp && self.subflows.len() > 1 {
                                 // Out-of-tree MPTCP reinjects a subflow's unacked data on an RTO.
                                 let ranges: Vec<(u64, u32)> = self.subflows[i].tx.unacked_dsn_ranges().collect();
@@ -594,6 +607,10 @@ impl Connection {
                 if s.tx.stats.segs_sent != before {
                     let limited = !s.tx.has_cwnd_space();
                     s.tx.validate_cwnd(now, limited, nospace);
+                }
+                // Nothing to send and cwnd room: delivery-rate samples are app-limited.
+                if !meta_has_data && s.queue.is_empty() {
+                    s.tx.check_app_limited();
                 }
                 // Held back only by the pacer: wake up when it allows the next packet.
                 if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.lost_out > s.tx.retrans_out) {

@@ -10,6 +10,7 @@ pub use validate::{LinkPlan, Plan, ConnPlan, PathPlan};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Bad scenario input: `field` is the dotted path (e.g. `links[1].rate`).
@@ -280,6 +281,9 @@ pub struct ConnSpec {
     /// Congestion control (default "cubic"); see `mptcplab list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,
+    /// Options of the congestion control, by name (see `mptcplab list --markdown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_options: Option<BTreeMap<String, serde_json::Value>>,
     /// Packet scheduler (default "minrtt").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
@@ -310,8 +314,11 @@ pub struct ConnSpec {
 pub struct FlowSpec {
     pub name: String,
     pub path: String,
+    /// Congestion control of this flow (default "cubic").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_options: Option<BTreeMap<String, serde_json::Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Size>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -364,11 +364,13 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         };
         let cc = c.cc.clone().unwrap_or_else(|| "cubic".into());
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
+        let cc_params = cc_options(&f, &cc, &c.cc_options)?;
         let scheduler = c.scheduler.clone().unwrap_or_else(|| "minrtt".into());
         known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
         let pm = c.path_manager.clone().unwrap_or_else(|| "fullmesh".into());
         known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
-        let cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size)?;
+        let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size)?;
+        cfg.cc_params = cc_params;
         conns.push(ConnPlan {
             cfg,
             paths: sel,
@@ -387,7 +389,9 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.path"), "path", &fl.path, paths_spec.iter().map(|p| p.name.as_str()))?;
         let cc = fl.cc.clone().unwrap_or_else(|| "cubic".into());
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
-        let cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size)?;
+        let cc_params = cc_options(&f, &cc, &fl.cc_options)?;
+        let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size)?;
+        cfg.cc_params = cc_params;
         conns.push(ConnPlan {
             cfg,
             paths: vec![path_idx[fl.path.as_str()]],
@@ -399,6 +403,30 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let seed = s.run.seed.unwrap_or(1);
     Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, links, paths, conns })
+}
+
+/// `cc_options` of a connection or flow, checked against the controller's registry entry.
+fn cc_options(f: &str, cc: &str, opts: &Option<std::collections::BTreeMap<String, serde_json::Value>>) -> Result<crate::cc::CcParams, ScenarioError> {
+    use crate::cc::OptValue;
+    let mut p = crate::cc::CcParams::new();
+    for (k, v) in opts.iter().flatten() {
+        let field = format!("{f}.cc_options.{k}");
+        let val = match v {
+            serde_json::Value::Bool(b) => OptValue::Bool(*b),
+            serde_json::Value::String(t) => OptValue::Text(t.clone()),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => OptValue::Int(i),
+                None => return err(field, format!("expected an integer, got {n}")),
+            },
+            other => return err(field, format!("expected a boolean, integer or string, got {other}")),
+        };
+        p.insert(k.clone(), val);
+    }
+    crate::cc::registry::validate(cc, &p).map_err(|e| match e.option {
+        Some(o) => ScenarioError::new(format!("{f}.cc_options.{o}"), e.message),
+        None => ScenarioError::new(format!("{f}.cc"), e.message),
+    })?;
+    Ok(p)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -438,6 +466,7 @@ fn conn_config(
         mptcp,
         tcp,
         cc,
+        cc_params: Default::default(),
         send_buffer,
         receive_buffer,
         read_rate: read_rate.as_ref().map(|r| r.value),

@@ -4,7 +4,7 @@
 
 use super::rtt::{RttEstimator, RTO_MAX};
 use super::seq::{after, before, off};
-use crate::cc::{AckSample, AnyCc, CaEvent, CaState, CcState, CongestionControl, Coupling, INFINITE_SSTHRESH};
+use crate::cc::{AckSample, AnyCc, CaEvent, CaState, CcState, CongestionControl, Coupling, RateSample, INFINITE_SSTHRESH};
 use crate::units::{Bandwidth, SimTime};
 use std::collections::VecDeque;
 
@@ -71,6 +71,10 @@ const LOST: u8 = 2;
 /// Retransmitted and not yet known lost again (Linux `TCPCB_SACKED_RETRANS`).
 const RETRANS: u8 = 4;
 const EVER_RETRANS: u8 = 8;
+/// Sent while the sender was application-limited (Linux `tx.is_app_limited`).
+const APP_LIMITED: u8 = 16;
+/// Already counted by a delivery-rate sample (Linux clears `tx.delivered_mstamp`).
+const RATE_DONE: u8 = 32;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Seg {
@@ -78,6 +82,10 @@ pub struct Seg {
     pub len: u32,
     pub dsn: u64,
     pub sent_at: SimTime,
+    /// Delivery-rate snapshot at send time (Linux `tcp_skb_cb.tx`, `tcp_rate_skb_sent`).
+    tx_delivered: u64,
+    tx_delivered_at: SimTime,
+    tx_first_tx_at: SimTime,
     flags: u8,
 }
 
@@ -148,6 +156,15 @@ pub struct SubflowTx {
     /// The receive window the peer advertised on this subflow's ACKs (bytes beyond
     /// this subflow's snd_una it may send; out-of-tree MPTCP keeps one per subflow).
     pub snd_wnd: u64,
+    /// Delivery-rate estimation (Linux `tcp_rate.c`): packets delivered, when the last
+    /// one was, the send time of the packet that started the current interval, and the
+    /// app-limited mark (0 = not limited).
+    pub delivered: u64,
+    delivered_at: SimTime,
+    first_tx_at: SimTime,
+    app_limited: u64,
+    /// Packets ever marked lost (Linux `tp->lost`).
+    pub lost_total: u64,
     pub stats: TxStats,
 }
 
@@ -183,6 +200,11 @@ impl SubflowTx {
             last_send: now,
             next_send_at: SimTime::ZERO,
             snd_wnd: u64::MAX,
+            delivered: 0,
+            delivered_at: now,
+            first_tx_at: now,
+            app_limited: 0,
+            lost_total: 0,
             stats: TxStats::default(),
         };
         s.cc.init(now, &mut s.st);
@@ -230,10 +252,54 @@ impl SubflowTx {
     /// Bytes sent and not cumulatively acknowledged.
     pub fn outstanding_segs(&self) -> impl Iterator<Item = &Seg> { self.segs.iter() }
 
-    fn set_state(&mut self, s: CaState) {
+    fn set_state(&mut self, s: CaState, coupling: &Coupling) {
         if self.st.ca_state != s {
             self.st.ca_state = s;
-            self.cc.on_state(&mut self.st, s);
+            self.cc.on_state(&mut self.st, s, coupling);
+        }
+    }
+
+    /// Linux `tcp_rate_skb_sent`: a send when nothing is in flight starts a new interval.
+    fn rate_on_send(&mut self, now: SimTime) {
+        if self.packets_out == 0 {
+            self.first_tx_at = now;
+            self.delivered_at = now;
+        }
+    }
+
+    fn rate_snapshot(&self, seg: &mut Seg) {
+        seg.tx_delivered = self.delivered;
+        seg.tx_delivered_at = self.delivered_at;
+        seg.tx_first_tx_at = self.first_tx_at;
+        seg.flags &= !(APP_LIMITED | RATE_DONE);
+        if self.app_limited != 0 {
+            seg.flags |= APP_LIMITED;
+        }
+    }
+
+    /// Linux `tcp_rate_check_app_limited`: the sender has nothing to send, cwnd room,
+    /// and no loss to repair. Samples of packets sent from now until that much has been
+    /// delivered are marked app-limited.
+    pub fn check_app_limited(&mut self) {
+        let inf = self.in_flight();
+        if inf < self.st.cwnd && self.lost_out == 0 {
+            self.app_limited = (self.delivered + inf as u64).max(1);
+        }
+    }
+
+    /// Linux `tcp_rate_skb_delivered`: sample the most recently sent delivered packet.
+    fn rate_on_delivered(&mut self, seg: Seg, rs: &mut Option<(Seg, SimTime)>) {
+        if seg.flags & RATE_DONE != 0 {
+            return;
+        }
+        let take = match rs {
+            None => true,
+            Some((p, _)) => seg.tx_delivered > p.tx_delivered,
+        };
+        if take {
+            // Send elapsed: from the interval's first send to this packet's send.
+            self.first_tx_at = seg.sent_at;
+            *rs = Some((seg, seg.sent_at.saturating_sub(seg.tx_first_tx_at)));
         }
     }
 
@@ -265,9 +331,9 @@ impl SubflowTx {
                     delta = delta.saturating_sub(self.rto);
                 }
                 self.st.cwnd = cwnd.max(restart);
-                self.cc.on_event(now, &mut self.st, CaEvent::CwndRestart);
+                self.cc.on_event(now, &mut self.st, CaEvent::CwndRestart, &Coupling::alone());
             }
-            self.cc.on_event(now, &mut self.st, CaEvent::TxStart);
+            self.cc.on_event(now, &mut self.st, CaEvent::TxStart, &Coupling::alone());
         }
         self.last_send = now;
         if let Some(rate) = self.pacing_rate() {
@@ -286,8 +352,11 @@ impl SubflowTx {
     /// Send `len` new bytes mapped to data sequence `dsn`. Returns the subflow sequence.
     pub fn send_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
         self.before_send(now);
+        self.rate_on_send(now);
         let seq = self.snd_nxt;
-        self.segs.push_back(Seg { seq, len, dsn, sent_at: now, flags: 0 });
+        let mut seg = Seg { seq, len, dsn, sent_at: now, tx_delivered: 0, tx_delivered_at: now, tx_first_tx_at: now, flags: 0 };
+        self.rate_snapshot(&mut seg);
+        self.segs.push_back(seg);
         self.snd_nxt = seq.wrapping_add(len);
         self.packets_out += 1;
         self.stats.segs_sent += 1;
@@ -298,7 +367,12 @@ impl SubflowTx {
     /// Retransmit segment `idx` (from `next_retransmit`). Returns (seq, len, dsn).
     pub fn retransmit(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
         self.before_send(now);
+        self.rate_on_send(now);
+        let mut snap = self.segs[idx];
+        self.rate_snapshot(&mut snap);
         let s = &mut self.segs[idx];
+        (s.tx_delivered, s.tx_delivered_at, s.tx_first_tx_at) = (snap.tx_delivered, snap.tx_delivered_at, snap.tx_first_tx_at);
+        s.flags = (snap.flags & (APP_LIMITED | RATE_DONE)) | (s.flags & !(APP_LIMITED | RATE_DONE));
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         self.retrans_fifo.push_back(s.seq);
@@ -361,6 +435,10 @@ impl SubflowTx {
             return res; // acknowledges data never sent: ignore
         }
         let mut sack_rtt: Option<SimTime> = None;
+        // Linux `ca_rtt_us`: RTT of the most recently sent newly delivered packet.
+        let mut ca_rtt: Option<SimTime> = None;
+        let mut rate: Option<(Seg, SimTime)> = None;
+        let lost_before = self.lost_total;
         let mut newly_sacked = 0u32;
         // 1. SACK blocks: mark segments fully covered (RFC 2018/6675 scoreboard).
         for &(bs, be) in sacks {
@@ -382,10 +460,15 @@ impl SubflowTx {
                     *f = (*f | SACKED) & !(LOST | RETRANS);
                     self.sacked_out += 1;
                     newly_sacked += 1;
-                    if s.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
-                        sack_rtt = Some(now - s.sent_at);
+                    if s.flags & EVER_RETRANS == 0 {
+                        if sack_rtt.is_none() {
+                            sack_rtt = Some(now - s.sent_at);
+                        }
+                        ca_rtt = Some(now - s.sent_at);
                     }
                     self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
+                    self.rate_on_delivered(s, &mut rate);
+                    self.segs[i].flags |= RATE_DONE;
                 }
                 i += 1;
             }
@@ -394,6 +477,7 @@ impl SubflowTx {
         let mut acked_pkts = 0u32;
         let mut seq_rtt: Option<SimTime> = None;
         let mut retrans_acked = false;
+        let mut cum_ca_rtt: Option<SimTime> = None;
         if after(ack, self.snd_una) {
             while let Some(s) = self.segs.front() {
                 if after(s.seq.wrapping_add(s.len), ack) {
@@ -407,10 +491,14 @@ impl SubflowTx {
                     acked_pkts += 1;
                     if s.flags & EVER_RETRANS != 0 {
                         retrans_acked = true;
-                    } else if seq_rtt.is_none() {
-                        seq_rtt = Some(now - s.sent_at);
+                    } else {
+                        if seq_rtt.is_none() {
+                            seq_rtt = Some(now - s.sent_at);
+                        }
+                        cum_ca_rtt = Some(now - s.sent_at);
                     }
                     self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
+                    self.rate_on_delivered(s, &mut rate);
                 }
                 if s.flags & LOST != 0 { self.lost_out -= 1; }
                 if s.flags & RETRANS != 0 { self.retrans_out -= 1; }
@@ -424,8 +512,11 @@ impl SubflowTx {
         }
         let delivered = acked_pkts + newly_sacked;
         res.delivered_pkts = delivered;
+        self.delivered += delivered as u64;
         // 3. RTT: from the oldest newly acked never-retransmitted segment (Karn), else SACK.
         let rtt = if retrans_acked { None } else { seq_rtt }.or(sack_rtt);
+        // Linux tcp_clean_rtx_queue: a new SACK's last sample wins over the cumulative one.
+        let ca_rtt = ca_rtt.or(if retrans_acked { None } else { cum_ca_rtt });
         if let Some(m) = rtt {
             self.rtt.sample(m, self.snd_una, self.snd_nxt);
             self.rto = self.rtt.rto();
@@ -437,7 +528,8 @@ impl SubflowTx {
         }
         res.rtt_sample = rtt;
         if delivered > 0 {
-            self.cc.on_rtt_sample(now, &mut self.st, rtt, delivered);
+            // Linux pkts_acked gets `rs->rtt_us`, the most recent packet's RTT.
+            self.cc.on_rtt_sample(now, &mut self.st, ca_rtt, delivered);
         }
         // 4. Loss detection.
         let mut newly_lost = false;
@@ -451,32 +543,64 @@ impl SubflowTx {
         match self.st.ca_state {
             CaState::Open | CaState::Disorder | CaState::Cwr => {
                 if self.lost_out > 0 {
-                    self.enter_recovery();
+                    self.enter_recovery(coupling);
                 } else if self.sacked_out > 0 {
-                    self.set_state(CaState::Disorder);
+                    self.set_state(CaState::Disorder, coupling);
                 } else {
-                    self.set_state(CaState::Open);
+                    self.set_state(CaState::Open, coupling);
                 }
             }
             CaState::Recovery => {
                 if !before(self.snd_una, self.high_seq) {
                     // tcp_end_cwnd_reduction: cwnd = ssthresh.
-                    if self.st.ssthresh < INFINITE_SSTHRESH {
+                    // (A controller with its own cong_control keeps its cwnd.)
+                    if self.st.ssthresh < INFINITE_SSTHRESH && !self.cc.has_cong_control() {
                         self.st.cwnd = self.st.ssthresh.max(1);
                     }
-                    self.cc.on_event(now, &mut self.st, CaEvent::CompleteCwr);
-                    self.set_state(if self.sacked_out > 0 { CaState::Disorder } else { CaState::Open });
+                    self.cc.on_event(now, &mut self.st, CaEvent::CompleteCwr, coupling);
+                    self.set_state(if self.sacked_out > 0 { CaState::Disorder } else { CaState::Open }, coupling);
                 }
             }
             CaState::Loss => {
                 if !before(self.snd_una, self.high_seq) {
-                    self.set_state(CaState::Open);
+                    self.set_state(CaState::Open, coupling);
                 }
             }
         }
-        // 6. cwnd: reduction during recovery, else the CC's growth.
+        // 6. Delivery-rate sample (Linux tcp_rate_gen).
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        if delivered > 0 {
+            self.delivered_at = now;
+        }
+        let mut rs = RateSample { acked_sacked: delivered, losses: (self.lost_total - lost_before) as u32, rtt: ca_rtt, ..Default::default() };
+        if let Some((p, send_elapsed)) = rate {
+            rs.prior_delivered = p.tx_delivered;
+            rs.is_app_limited = p.flags & APP_LIMITED != 0;
+            rs.delivered = self.delivered - p.tx_delivered;
+            let ack_elapsed = now.saturating_sub(p.tx_delivered_at);
+            let iv = send_elapsed.max(ack_elapsed);
+            // Shorter than min_rtt: ACK compression made it too optimistic (Linux).
+            rs.interval = if iv < self.st.min_rtt { None } else { Some(iv) };
+        }
+        // 7. cwnd: the controller's own control, else reduction during recovery, else
+        // the controller's growth (Linux tcp_cong_control).
         self.st.in_flight = self.in_flight();
-        if self.st.ca_state == CaState::Recovery {
+        let sample = AckSample {
+            now,
+            acked: delivered,
+            ack_seq: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            rtt,
+            cwnd_limited: self.cwnd_limited(),
+            paced: false,
+            delivered_total: self.delivered,
+            rs,
+        };
+        if self.cc.has_cong_control() {
+            self.cc.cong_control(&mut self.st, &sample, coupling);
+        } else if self.st.ca_state == CaState::Recovery {
             if delivered > 0 {
                 match self.cfg.recovery {
                     Recovery::Prr => self.prr(delivered, res.snd_una_advanced && !newly_lost),
@@ -486,19 +610,10 @@ impl SubflowTx {
         } else if delivered > 0 && res.snd_una_advanced {
             // Linux tcp_may_raise_cwnd: grow only on ACKs that acknowledge new data
             // (FLAG_DATA_ACKED), by all packets delivered (acked + SACKed).
-            let sample = AckSample {
-                now,
-                acked: delivered,
-                ack_seq: self.snd_una,
-                snd_nxt: self.snd_nxt,
-                rtt,
-                cwnd_limited: self.cwnd_limited(),
-                paced: false,
-            };
             self.cc.on_ack(&mut self.st, &sample, coupling);
         }
         self.st.cwnd = self.st.cwnd.max(crate::cc::MIN_CWND);
-        // 7. RTO timer: restart when new data is acked, stop when nothing is outstanding.
+        // 8. RTO timer: restart when new data is acked, stop when nothing is outstanding.
         if self.packets_out == 0 {
             self.rto_deadline = None;
         } else if res.snd_una_advanced {
@@ -528,15 +643,15 @@ impl SubflowTx {
         self.st.cwnd = (in_flight + sndcnt).max(1) as u32;
     }
 
-    fn enter_recovery(&mut self) {
+    fn enter_recovery(&mut self, coupling: &Coupling) {
         self.st.prior_cwnd = self.st.cwnd;
         self.st.ssthresh = self.cc.ssthresh(&self.st).max(2);
         self.high_seq = self.snd_nxt;
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.stats.recoveries += 1;
-        self.set_state(CaState::Recovery);
-        if self.cfg.recovery == Recovery::NewReno {
+        self.set_state(CaState::Recovery, coupling);
+        if self.cfg.recovery == Recovery::NewReno && !self.cc.has_cong_control() {
             self.st.cwnd = self.st.ssthresh;
         }
     }
@@ -563,6 +678,7 @@ impl SubflowTx {
             if *f & (SACKED | LOST) == 0 {
                 *f |= LOST;
                 self.lost_out += 1;
+                self.lost_total += 1;
                 first.get_or_insert(i);
             }
         }
@@ -593,6 +709,7 @@ impl SubflowTx {
             }
             s.flags &= !RETRANS;
             self.retrans_out -= 1;
+            self.lost_total += 1;
             self.retrans_fifo.pop_front();
             self.retx_hint = self.retx_hint.min(i);
             any = true;
@@ -602,7 +719,7 @@ impl SubflowTx {
 
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` -> `tcp_enter_loss`).
     /// Returns false if there was nothing outstanding.
-    pub fn on_rto(&mut self, now: SimTime) -> bool {
+    pub fn on_rto(&mut self, now: SimTime, coupling: &Coupling) -> bool {
         if self.packets_out == 0 {
             self.rto_deadline = None;
             return false;
@@ -617,11 +734,14 @@ impl SubflowTx {
         self.lost_out = 0;
         self.retrans_out = 0;
         for s in self.segs.iter_mut() {
-            s.flags &= !RETRANS;
             if s.flags & SACKED == 0 {
+                if s.flags & LOST == 0 || s.flags & RETRANS != 0 {
+                    self.lost_total += 1;
+                }
                 s.flags |= LOST;
                 self.lost_out += 1;
             }
+            s.flags &= !RETRANS;
         }
         self.retx_hint = 0;
         self.lost_hint = self.segs.len();
@@ -629,8 +749,8 @@ impl SubflowTx {
         self.st.cwnd = 1;
         self.st.cwnd_cnt = 0;
         self.high_seq = self.snd_nxt;
-        self.set_state(CaState::Loss);
-        self.cc.on_event(now, &mut self.st, CaEvent::Loss);
+        self.set_state(CaState::Loss, coupling);
+        self.cc.on_event(now, &mut self.st, CaEvent::Loss, coupling);
         self.rto = self.rto.mul(2).min(RTO_MAX);
         self.rto_backoffs += 1;
         self.rto_deadline = Some(now + self.rto);
@@ -667,10 +787,10 @@ impl SubflowTx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{make, Coupling};
+    use crate::cc::{make_default, Coupling};
 
     fn tx() -> SubflowTx {
-        let mut t = SubflowTx::new(TcpConfig { mss: 1000, ..Default::default() }, 0xffff_fc00, make("reno").unwrap(), SimTime::ZERO);
+        let mut t = SubflowTx::new(TcpConfig { mss: 1000, ..Default::default() }, 0xffff_fc00, make_default("reno").unwrap(), SimTime::ZERO);
         t.st.cwnd = 20;
         t
     }
@@ -726,7 +846,7 @@ mod tests {
         // tcp.md test vector 7.
         let mut t = tx();
         send_n(&mut t, 20, SimTime::ZERO);
-        assert!(t.on_rto(SimTime::from_secs(1)));
+        assert!(t.on_rto(SimTime::from_secs(1), &Coupling::alone()));
         assert_eq!((t.st.ssthresh, t.st.cwnd, t.ca_state()), (10, 1, CaState::Loss));
         assert_eq!(t.in_flight(), 0);
         assert_eq!(t.rto, SimTime::from_secs(2));
@@ -736,7 +856,7 @@ mod tests {
         assert!(!t.has_cwnd_space());
         t.check_invariants().unwrap();
         // A second timeout does not lower ssthresh again.
-        t.on_rto(SimTime::from_secs(3));
+        t.on_rto(SimTime::from_secs(3), &Coupling::alone());
         assert_eq!(t.st.ssthresh, 10);
         assert_eq!(t.rto, SimTime::from_secs(4));
     }
@@ -763,7 +883,7 @@ mod tests {
     #[test]
     fn linux_default_pacing_spaces_packets_by_cwnd_over_srtt() {
         // tcp.md §1.7 vector 11: cwnd 10, mss 1448, SRTT 100 ms, in CA -> 1.2 * 144 800 B/s.
-        let mut t = SubflowTx::new(TcpConfig { pacing: true, ..Default::default() }, 0, make("reno").unwrap(), SimTime::ZERO);
+        let mut t = SubflowTx::new(TcpConfig { pacing: true, ..Default::default() }, 0, make_default("reno").unwrap(), SimTime::ZERO);
         assert!(t.pacing_rate().is_none(), "no RTT sample yet");
         t.st.srtt = SimTime::from_ms(100);
         t.st.ssthresh = 10;
@@ -780,7 +900,7 @@ mod tests {
     fn the_rtt_sample_skips_retransmitted_segments() {
         let mut t = tx();
         send_n(&mut t, 1, SimTime::ZERO);
-        t.on_rto(SimTime::from_secs(1));
+        t.on_rto(SimTime::from_secs(1), &Coupling::alone());
         let i = t.next_retransmit().unwrap();
         t.retransmit(SimTime::from_secs(1), i);
         let nxt = t.snd_nxt;
