@@ -5,6 +5,7 @@
 //! variables through `CcState` (Linux: the `tcp_sock` fields a `tcp_congestion_ops`
 //! module writes). Coupled algorithms get a read-only `Coupling` view of their siblings.
 
+pub mod bbr;
 pub mod cubic;
 pub mod registry;
 pub mod reno;
@@ -13,6 +14,7 @@ use std::cell::Cell;
 
 use crate::units::{Bandwidth, SimTime};
 
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
@@ -60,6 +62,12 @@ pub struct CcState {
     pub min_rtt: SimTime,
     pub in_flight: u32,
     pub ca_state: CaState,
+    /// Seed for a controller's own randomness (BBR's PROBE_BW start phase); derived from
+    /// the scenario seed, so runs stay deterministic.
+    pub seed: u64,
+    /// Set by a controller that wants the sender to mark its samples app-limited
+    /// (Linux BBR writes `tp->app_limited` in PROBE_RTT); the sender clears it.
+    pub request_app_limited: bool,
 }
 
 impl CcState {
@@ -75,6 +83,8 @@ impl CcState {
             min_rtt: SimTime::ZERO,
             in_flight: 0,
             ca_state: CaState::Open,
+            seed: 0,
+            request_app_limited: false,
         }
     }
 
@@ -131,6 +141,8 @@ pub struct RateSample {
     pub acked_sacked: u32,
     /// Packets newly marked lost while processing this ACK.
     pub losses: u32,
+    /// Packets in flight before this ACK was processed.
+    pub prior_in_flight: u32,
     /// RTT of the most recently sent packet this ACK delivered (Linux `ca_rtt_us`).
     pub rtt: Option<SimTime>,
     /// The sampled packet was sent while the sender was application-limited.
@@ -165,6 +177,10 @@ pub struct AckSample {
     pub paced: bool,
     /// Linux `tp->delivered`: packets delivered over the subflow's life.
     pub delivered_total: u64,
+    /// Linux `tp->delivered_mstamp`: when the latest delivery was seen.
+    pub delivered_at: SimTime,
+    /// Linux `tp->lost`: packets ever marked lost.
+    pub lost_total: u64,
     /// Delivery-rate sample (BBR).
     pub rs: RateSample,
 }
@@ -172,7 +188,7 @@ pub struct AckSample {
 impl AckSample {
     /// A sample for scripted tests: `acked` packets, cwnd-limited, no rate sample.
     pub fn simple(now: SimTime, acked: u32, ack_seq: u32, snd_nxt: u32, rtt: Option<SimTime>) -> Self {
-        AckSample { now, acked, ack_seq, snd_nxt, rtt, cwnd_limited: true, paced: false, delivered_total: 0, rs: RateSample::default() }
+        AckSample { now, acked, ack_seq, snd_nxt, rtt, cwnd_limited: true, paced: false, delivered_total: 0, delivered_at: now, lost_total: 0, rs: RateSample::default() }
     }
 }
 
@@ -277,6 +293,7 @@ pub trait CongestionControl {
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Bbr(Box<Bbr>),
     Dyn(Box<dyn CongestionControl + Send>),
 }
 
@@ -285,6 +302,7 @@ macro_rules! dispatch {
         match $s {
             AnyCc::Reno($c) => $e,
             AnyCc::Cubic($c) => $e,
+            AnyCc::Bbr($c) => $e,
             AnyCc::Dyn($c) => $e,
         }
     };

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{AnyCc, Cubic, Reno};
+use super::{AnyCc, Bbr, Cubic, Reno};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -31,7 +31,7 @@ pub enum OptKind {
 }
 
 /// One named option of a controller, with its default as it would be written in TOML.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct CcOption {
     pub name: &'static str,
     pub kind: OptKind,
@@ -143,6 +143,39 @@ pub const REGISTRY: &[CcInfo] = &[
             CcOption { name: "fast_convergence", kind: OptKind::Bool, default: "true", description: "lower W_max when a loss comes before the previous W_max" },
         ],
     },
+    CcInfo {
+        name: "bbr",
+        kind: Kind::Uncoupled,
+        description: "BBR v1 with pacing and delivery-rate estimation, per subflow",
+        source: "Cardwell et al. 2016; Linux 4.14 tcp_bbr.c + tcp_rate.c (MPTCP v0.94)",
+        departures: "TSO not modelled (its cwnd budget is kept); ACK-aggregation model (Linux >= 5.1) off by default; no 1 % pacing margin (Linux >= 4.20) by default",
+        options: BBR_OPTIONS,
+    },
+    CcInfo {
+        name: "coupled_bbr",
+        kind: Kind::Coupled,
+        description: "Coupled BBR: BBR whose six steady PROBE_BW phases pace at alpha_i = (4 beta_i - 1)/3",
+        source: "seed 004 (Han et al., IEEE TWC 2021) Sec. IV, Eq. 1-2, Algorithm 1; BBR as `bbr`",
+        departures: "six alpha phases (Algorithm 1; the prose's seven is a typo); every PROBE_BW phase lasts one smoothed RTT (the seed's 8-RTT cycle; Linux: min_rtt) and alpha phases never end early (Linux ends gains < 1 early); beta recomputed on every ACK of the subflow; alpha <= 0 paces 4 packets per min_rtt",
+        options: COUPLED_BBR_OPTIONS,
+    },
+];
+
+const COUPLED_BBR_OPTIONS: &[CcOption] = &[
+    BBR_OPTIONS[0],
+    BBR_OPTIONS[1],
+    BBR_OPTIONS[2],
+    BBR_OPTIONS[3],
+    BBR_OPTIONS[4],
+    CcOption { name: "phase_length", kind: OptKind::Choice(&["srtt", "min_rtt"]), default: "srtt", description: "length of each PROBE_BW phase: the smoothed RTT (the seed's \"each RTT of a cycle\") or min_rtt (Linux BBR); with min_rtt under a standing queue the alpha phases drag the delivery-rate samples of the next probe down and the connection's bandwidth estimate collapses" },
+];
+
+const BBR_OPTIONS: &[CcOption] = &[
+    CcOption { name: "lt_bw", kind: OptKind::Bool, default: "true", description: "long-term (policer) bandwidth model, on in Linux" },
+    CcOption { name: "ack_aggregation", kind: OptKind::Bool, default: "false", description: "ACK-aggregation cwnd allowance (Linux >= 5.1; absent in 4.14)" },
+    CcOption { name: "pacing_margin_percent", kind: OptKind::Int { min: 0, max: 10 }, default: "0", description: "pace this much below gain*bw (Linux >= 4.20 uses 1)" },
+    CcOption { name: "min_rtt_strict", kind: OptKind::Bool, default: "false", description: "an equal RTT does not refresh the min-RTT filter (`<`, Linux >= 5.10); 4.14 uses `<=`" },
+    CcOption { name: "tso_budget", kind: OptKind::Bool, default: "true", description: "add Linux's 3*tso_segs_goal quantization budget to the cwnd target" },
 ];
 
 pub fn info(name: &str) -> Option<&'static CcInfo> { REGISTRY.iter().find(|c| c.name == name) }
@@ -183,6 +216,18 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
             c.hystart = o.bool("hystart");
             c.fast_convergence = o.bool("fast_convergence");
             AnyCc::Cubic(c)
+        }
+        "bbr" | "coupled_bbr" => {
+            let mut b = Bbr::new(name == "coupled_bbr");
+            b.lt_bw_model = o.bool("lt_bw");
+            b.ack_aggregation = o.bool("ack_aggregation");
+            b.pacing_margin_percent = o.int("pacing_margin_percent") as u64;
+            b.min_rtt_strict = o.bool("min_rtt_strict");
+            b.tso_budget = o.bool("tso_budget");
+            if name == "coupled_bbr" {
+                b.phase_srtt = o.choice("phase_length") == "srtt";
+            }
+            AnyCc::Bbr(Box::new(b))
         }
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })

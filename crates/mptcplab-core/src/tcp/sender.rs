@@ -207,6 +207,8 @@ impl SubflowTx {
             lost_total: 0,
             stats: TxStats::default(),
         };
+        let mut seed = iss as u64 ^ 0x6262_725f_7365_6564;
+        s.st.seed = crate::rng::splitmix64(&mut seed);
         s.cc.init(now, &mut s.st);
         s
     }
@@ -439,6 +441,7 @@ impl SubflowTx {
         let mut ca_rtt: Option<SimTime> = None;
         let mut rate: Option<(Seg, SimTime)> = None;
         let lost_before = self.lost_total;
+        let prior_in_flight = self.in_flight();
         let mut newly_sacked = 0u32;
         // 1. SACK blocks: mark segments fully covered (RFC 2018/6675 scoreboard).
         for &(bs, be) in sacks {
@@ -574,7 +577,7 @@ impl SubflowTx {
         if delivered > 0 {
             self.delivered_at = now;
         }
-        let mut rs = RateSample { acked_sacked: delivered, losses: (self.lost_total - lost_before) as u32, rtt: ca_rtt, ..Default::default() };
+        let mut rs = RateSample { acked_sacked: delivered, losses: (self.lost_total - lost_before) as u32, prior_in_flight, rtt: ca_rtt, ..Default::default() };
         if let Some((p, send_elapsed)) = rate {
             rs.prior_delivered = p.tx_delivered;
             rs.is_app_limited = p.flags & APP_LIMITED != 0;
@@ -596,10 +599,15 @@ impl SubflowTx {
             cwnd_limited: self.cwnd_limited(),
             paced: false,
             delivered_total: self.delivered,
+            delivered_at: self.delivered_at,
+            lost_total: self.lost_total,
             rs,
         };
         if self.cc.has_cong_control() {
             self.cc.cong_control(&mut self.st, &sample, coupling);
+            if std::mem::take(&mut self.st.request_app_limited) {
+                self.app_limited = (self.delivered + self.in_flight() as u64).max(1);
+            }
         } else if self.st.ca_state == CaState::Recovery {
             if delivered > 0 {
                 match self.cfg.recovery {
@@ -908,5 +916,48 @@ mod tests {
         assert!(r.rtt_sample.is_none());
         assert_eq!(t.packets_out, 0);
         assert!(t.rto_deadline.is_none());
+    }
+
+    /// Records every ACK sample it is given (a plug-in through `AnyCc::Dyn`).
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<AckSample>>>);
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str { "recorder" }
+        fn on_ack(&mut self, _st: &mut CcState, _a: &AckSample, _c: &Coupling) {}
+        fn has_cong_control(&self) -> bool { true }
+        fn cong_control(&mut self, _st: &mut CcState, a: &AckSample, _c: &Coupling) { self.0.lock().unwrap().push(*a); }
+        fn ssthresh(&mut self, st: &CcState) -> u32 { st.ssthresh }
+    }
+
+    #[test]
+    fn delivery_rate_is_delivered_over_the_longer_of_send_and_ack_elapsed() {
+        // cc-uncoupled.md §2.6 (tcp_rate.c): 10 packets, send_elapsed 8 ms (sent over
+        // 0..8 ms), ACKed at 10 ms → interval 10 ms → 1000 packets per second.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let cc = AnyCc::Dyn(Box::new(Recorder(log.clone())));
+        let mut t = SubflowTx::new(TcpConfig { mss: 1000, ..Default::default() }, 0, cc, SimTime::ZERO);
+        t.st.cwnd = 20;
+        for k in 0..10u64 {
+            let now = SimTime::from_us(k * 8000 / 9);
+            t.send_new(now, 1000, k * 1000);
+        }
+        t.on_ack(SimTime::from_ms(10), 10_000, &[], &Coupling::alone());
+        let a = log.lock().unwrap()[0];
+        assert_eq!(a.rs.delivered, 10);
+        assert_eq!(a.rs.acked_sacked, 10);
+        assert_eq!(a.rs.prior_delivered, 0);
+        assert_eq!(a.rs.interval, Some(SimTime::from_ms(10)));
+        assert!((a.rs.rate_pps().unwrap() - 1000.0).abs() < 1e-9);
+        assert_eq!(a.delivered_total, 10);
+        // The RTT of the most recent packet (sent at 8 ms) is 2 ms: the sample's rtt.
+        assert_eq!(a.rs.rtt, Some(SimTime::from_ms(10) - SimTime::from_us(8000)));
+        assert!(!a.rs.is_app_limited);
+        // Nothing more to send: the next packet's sample is app-limited until the mark
+        // (delivered + in flight) has been delivered.
+        t.check_app_limited();
+        t.send_new(SimTime::from_ms(11), 1000, 10_000);
+        t.on_ack(SimTime::from_ms(21), 11_000, &[], &Coupling::alone());
+        let b = log.lock().unwrap()[1];
+        assert!(b.rs.is_app_limited);
+        assert_eq!(b.rs.delivered, 1);
     }
 }
