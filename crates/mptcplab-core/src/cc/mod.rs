@@ -339,6 +339,9 @@ pub mod test_driver {
         pub now: SimTime,
         pub rtt: SimTime,
         seq: u32,
+        delivered: u64,
+        /// Packets per RTT the scripted path delivers (bounds rate samples).
+        pub pipe: u32,
     }
 
     impl<C: CongestionControl> Driver<C> {
@@ -347,16 +350,36 @@ pub mod test_driver {
             st.srtt = rtt;
             st.min_rtt = rtt;
             cc.init(SimTime::ZERO, &mut st);
-            Driver { cc, st, now: SimTime::ZERO, rtt, seq: 0 }
+            Driver { cc, st, now: SimTime::ZERO, rtt, seq: 0, delivered: 0, pipe: 1000 }
         }
         pub fn advance(&mut self, d: SimTime) { self.now += d; }
-        /// Deliver `n` packets in one ACK each, all while cwnd-limited.
+        /// Deliver `n` packets in one ACK each, all while cwnd-limited. A controller with
+        /// its own `cong_control` gets a rate sample of one window per RTT, as the sender
+        /// would measure it.
         pub fn ack_n(&mut self, n: u32) {
             for _ in 0..n {
                 self.seq = self.seq.wrapping_add(1448);
-                let s = AckSample::simple(self.now, 1, self.seq, self.seq.wrapping_add(self.st.cwnd * 1448), Some(self.rtt));
+                self.delivered += 1;
+                let mut s = AckSample::simple(self.now, 1, self.seq, self.seq.wrapping_add(self.st.cwnd * 1448), Some(self.rtt));
+                s.delivered_total = self.delivered;
+                // The path carries at most `pipe` packets per RTT.
+                let w = (self.st.cwnd.min(self.pipe) as u64).min(self.delivered);
+                s.rs = RateSample {
+                    prior_delivered: self.delivered - w,
+                    delivered: w,
+                    interval: Some(self.rtt),
+                    acked_sacked: 1,
+                    prior_in_flight: self.st.cwnd,
+                    rtt: Some(self.rtt),
+                    ..Default::default()
+                };
+                self.st.in_flight = self.st.cwnd.saturating_sub(1);
                 self.cc.on_rtt_sample(self.now, &mut self.st, Some(self.rtt), 1);
-                self.cc.on_ack(&mut self.st, &s, &Coupling::alone());
+                if self.cc.has_cong_control() {
+                    self.cc.cong_control(&mut self.st, &s, &Coupling::alone());
+                } else {
+                    self.cc.on_ack(&mut self.st, &s, &Coupling::alone());
+                }
             }
         }
         /// One round trip of ACKs for a full window, then advance one RTT.
@@ -374,7 +397,10 @@ pub mod test_driver {
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.ca_state = CaState::Recovery;
             self.cc.on_state(&mut self.st, CaState::Recovery, &Coupling::alone());
-            self.st.cwnd = self.st.ssthresh;
+            if !self.cc.has_cong_control() {
+                // (The engine leaves cwnd to a controller with its own cong_control.)
+                self.st.cwnd = self.st.ssthresh;
+            }
             self.st.ca_state = CaState::Open;
             self.cc.on_state(&mut self.st, CaState::Open, &Coupling::alone());
         }
