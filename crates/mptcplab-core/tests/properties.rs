@@ -108,7 +108,7 @@ fn gen_case(r: &mut Rng) -> Case {
         let mut conn = json!({
             "name": format!("mp{c}"),
             "paths": ps.iter().map(|i| format!("p{i}")).collect::<Vec<_>>(),
-            "cc": *pick(r, &["reno", "cubic"]),
+            "cc": pick_cc(r, &mut features),
             "initial_path": format!("p{}", ps[r.below(k as u64) as usize]),
             "opportunistic_retransmission": r.chance(0.7),
             "penalisation": r.chance(0.7),
@@ -142,7 +142,7 @@ fn gen_case(r: &mut Rng) -> Case {
     }
     if r.chance(0.4) {
         let p = r.below(n_links as u64) as usize;
-        flows.push(json!({"name": "bg", "path": format!("p{p}"), "cc": *pick(r, &["reno", "cubic"]), "start": "500 ms"}));
+        flows.push(json!({"name": "bg", "path": format!("p{p}"), "cc": pick_cc(r, &mut features), "start": "500 ms"}));
         may_starve.push(path_dead(p) || shared);
         features.push("background TCP");
     }
@@ -179,6 +179,14 @@ fn gen_case(r: &mut Rng) -> Case {
         features.push("no delayed ack");
     }
     Case { scenario: sc, may_starve, features }
+}
+
+/// Any registered congestion control, with its default options.
+fn pick_cc(r: &mut Rng, features: &mut Vec<&'static str>) -> &'static str {
+    let reg = mptcplab_core::cc::REGISTRY;
+    let c = reg[r.below(reg.len() as u64) as usize].name;
+    features.push(c);
+    c
 }
 
 #[test]

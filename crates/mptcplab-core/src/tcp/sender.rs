@@ -785,6 +785,11 @@ impl SubflowTx {
                 self.packets_out, self.segs.len(), self.sacked_out, sacked, self.lost_out, lost, self.retrans_out, retrans
             ));
         }
+        if let Some(r) = self.pacing_rate() {
+            if !(r.0.is_finite() && r.0 > 0.0) {
+                return Err(format!("pacing rate {} bit/s is not positive and finite", r.0));
+            }
+        }
         if self.st.cwnd < crate::cc::MIN_CWND || self.st.cwnd > (1 << 30) {
             return Err(format!("cwnd out of range: {}", self.st.cwnd));
         }
