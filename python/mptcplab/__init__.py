@@ -25,6 +25,7 @@ __all__ = [
     "Timeseries",
     "__version__",
     "components",
+    "congestion_controls",
     "schema",
     "simulate",
 ]
@@ -34,6 +35,15 @@ def components() -> list[tuple[str, str, str]]:
     """(kind, name, one-line description) of every congestion control, scheduler,
     path manager and application the core provides."""
     return [tuple(c) for c in _core.components()]  # type: ignore[misc]
+
+
+def congestion_controls() -> list[dict]:
+    """Every congestion control with its kind (coupled or not), source, departures from
+    that source, and options (name, values, default, description): what a scenario's
+    `cc` and `cc_options` may say."""
+    import json
+
+    return json.loads(_core.congestion_controls_json())
 
 
 def schema() -> str:

@@ -218,6 +218,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     comps = [tuple(str(x) for x in c) for c in _core.components()]
     if args.markdown:
+        print("### Congestion controls\n")
+        print(_core.congestion_controls_markdown())
+        print("### Other components\n")
+        comps = [c for c in comps if c[0] != "congestion_control"]
         print("| kind | name | description |")
         print("|---|---|---|")
         for kind, name, desc in comps:

@@ -28,6 +28,14 @@ fn version() -> &'static str { mptcplab_core::VERSION }
 #[pyfunction]
 fn schema_json() -> String { Scenario::json_schema() }
 
+/// The congestion-control catalogue (name, kind, source, departures, options) as JSON.
+#[pyfunction]
+fn congestion_controls_json() -> String { mptcplab_core::cc::registry::catalogue_json() }
+
+/// The congestion-control table as Markdown, generated from the registry.
+#[pyfunction]
+fn congestion_controls_markdown() -> String { mptcplab_core::cc::registry::markdown_table() }
+
 #[pyfunction]
 fn components() -> Vec<(&'static str, &'static str, &'static str)> { mptcplab_core::components() }
 
@@ -227,6 +235,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_controls_json, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_controls_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     Ok(())

@@ -236,6 +236,29 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
 /// A controller with all its defaults (tests, benchmarks).
 pub fn make_default(name: &str) -> Option<AnyCc> { make(name, &CcParams::new()).ok() }
 
+/// The catalogue as JSON (for the Python front end).
+pub fn catalogue_json() -> String {
+    let v: Vec<serde_json::Value> = REGISTRY
+        .iter()
+        .map(|c| {
+            let opts: Vec<serde_json::Value> = c
+                .options
+                .iter()
+                .map(|o| {
+                    let values = match o.kind {
+                        OptKind::Bool => "true | false".to_string(),
+                        OptKind::Int { min, max } => format!("integer {min}..{max}"),
+                        OptKind::Choice(cs) => cs.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(" | "),
+                    };
+                    serde_json::json!({"name": o.name, "values": values, "default": o.default, "description": o.description})
+                })
+                .collect();
+            serde_json::json!({"name": c.name, "kind": c.kind.as_str(), "description": c.description, "source": c.source, "departures": c.departures, "options": opts})
+        })
+        .collect();
+    serde_json::Value::Array(v).to_string()
+}
+
 /// The algorithm table as Markdown (`mptcplab list --markdown`).
 pub fn markdown_table() -> String {
     let mut s = String::from("| name | kind | source | departures from the source | options (default) |\n|---|---|---|---|---|\n");
