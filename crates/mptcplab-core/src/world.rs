@@ -1,7 +1,7 @@
 //! The simulator: one owned value with `now`, the event queue, the links and the
 //! connections (smoltcp `netsim`, htsim routes). `step`, `run_until` and `run`.
 
-use crate::metrics::Metrics;
+use crate::metrics::{CcSnapshot, Metrics};
 use crate::mptcp::conn::{Connection, SubState, TimerRequest};
 use crate::mptcp::scheduler::{AnyScheduler, MinRtt, MinRttOptions};
 use crate::mptcp::pm;
@@ -237,10 +237,15 @@ impl Simulator {
             self.offer(pkt);
         } else {
             let c = pkt.conn as usize;
-            if self.traced[c] {
+            // Data is traced on arrival; an ACK after the sender processed it, so its row
+            // shows the controller's reaction (the per-ACK CC trace).
+            if self.traced[c] && pkt.kind != PacketKind::Ack {
                 self.trace_rx(&pkt);
             }
             self.conns[c].on_packet(self.now, &pkt, &mut self.outbox);
+            if self.traced[c] && pkt.kind == PacketKind::Ack {
+                self.trace_rx(&pkt);
+            }
             self.after_conn(c);
         }
     }
@@ -258,7 +263,7 @@ impl Simulator {
             _ => {
                 if self.traced[pkt.conn as usize] {
                     let m = &mut self.metrics.trace;
-                    m.push(now.ns(), pkt.conn, pkt.sub as u32, "drop", pkt.seq, pkt.len, pkt.dsn, pkt.ack, 0, 0, 0, hop);
+                    m.push(now.ns(), pkt.conn, pkt.sub as u32, "drop", pkt.seq, pkt.len, pkt.dsn, pkt.ack, CcSnapshot::NONE, hop);
                 }
             }
         }
@@ -285,14 +290,14 @@ impl Simulator {
     }
 
     fn trace_tx(&mut self, p: &Packet) {
-        let s = &self.conns[p.conn as usize].subflows[p.sub as usize].tx;
         let ev = match p.kind {
             PacketKind::Data if p.retrans => "retrans",
             PacketKind::Data => "send",
             PacketKind::Ack => "ack_sent",
             _ => "handshake",
         };
-        self.metrics.trace.push(self.now.ns(), p.conn, p.sub as u32, ev, p.seq, p.len, p.dsn, p.ack, s.st.cwnd, s.in_flight(), s.st.srtt.us(), u32::MAX);
+        let cc = self.cc_snapshot(p);
+        self.metrics.trace.push(self.now.ns(), p.conn, p.sub as u32, ev, p.seq, p.len, p.dsn, p.ack, cc, u32::MAX);
     }
 
     fn trace_rx(&mut self, p: &Packet) {
@@ -301,8 +306,29 @@ impl Simulator {
             PacketKind::Ack => "ack",
             _ => return,
         };
+        let cc = self.cc_snapshot(p);
+        self.metrics.trace.push(self.now.ns(), p.conn, p.sub as u32, ev, p.seq, p.len, p.dsn, p.ack, cc, u32::MAX);
+    }
+
+    fn cc_snapshot(&self, p: &Packet) -> CcSnapshot {
+        use crate::cc::{CaState, CongestionControl};
         let s = &self.conns[p.conn as usize].subflows[p.sub as usize].tx;
-        self.metrics.trace.push(self.now.ns(), p.conn, p.sub as u32, ev, p.seq, p.len, p.dsn, p.ack, s.st.cwnd, s.in_flight(), s.st.srtt.us(), u32::MAX);
+        let ca_state = match s.st.ca_state {
+            CaState::Open => "open",
+            CaState::Disorder => "disorder",
+            CaState::Cwr => "cwr",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        };
+        CcSnapshot {
+            cwnd: s.st.cwnd,
+            inflight: s.in_flight(),
+            srtt_us: s.st.srtt.us(),
+            ssthresh: s.st.ssthresh,
+            ca_state,
+            mode: s.cc.mode(),
+            pacing_bps: s.pacing_rate().map_or(0.0, |b| b.0),
+        }
     }
 
     fn sample(&mut self) {

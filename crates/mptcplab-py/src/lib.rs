@@ -51,14 +51,14 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<String> {
 fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
     let f = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(f);
-    writeln!(w, "time_s,flow,subflow,event,seq,len,dsn,ack,cwnd_pkts,inflight_pkts,srtt_ms,link")?;
+    writeln!(w, "time_s,flow,subflow,event,seq,len,dsn,ack,cwnd_pkts,inflight_pkts,srtt_ms,link,ssthresh_pkts,ca_state,cc_mode,pacing_mbps")?;
     let t = &sim.metrics.trace;
     for i in 0..t.len() {
         let c = t.conn[i] as usize;
         let link = if t.hop[i] == u32::MAX { String::new() } else { format!("{}/{}", sim.links[t.hop[i] as usize].name, sim.links[t.hop[i] as usize].direction) };
         writeln!(
             w,
-            "{:.9},{},{},{},{},{},{},{},{},{},{:.3},{}",
+            "{:.9},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{:.6}",
             t.time_ns[i] as f64 / 1e9,
             sim.conns[c].cfg.name,
             t.subflow[i],
@@ -70,7 +70,11 @@ fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
             t.cwnd_pkts[i],
             t.inflight_pkts[i],
             t.srtt_us[i] as f64 / 1e3,
-            link
+            link,
+            t.ssthresh_pkts[i],
+            t.ca_state[i],
+            t.cc_mode[i],
+            t.pacing_bps[i] / 1e6
         )?;
     }
     w.flush()

@@ -60,11 +60,35 @@ pub struct Trace {
     pub srtt_us: Vec<u64>,
     /// Hop id where a drop happened (u32::MAX otherwise).
     pub hop: Vec<u32>,
+    /// The sender's congestion state after the event (an "ack" row is the controller's
+    /// reaction to that ACK: the per-ACK CC trace).
+    pub ssthresh_pkts: Vec<u32>,
+    pub ca_state: Vec<&'static str>,
+    /// Controller-specific mode (BBR: startup, drain, probe_bw, probe_rtt).
+    pub cc_mode: Vec<&'static str>,
+    /// Pacing rate in bit/s, 0 when not paced.
+    pub pacing_bps: Vec<f64>,
+}
+
+/// The congestion columns of one trace row.
+#[derive(Clone, Copy, Debug)]
+pub struct CcSnapshot {
+    pub cwnd: u32,
+    pub inflight: u32,
+    pub srtt_us: u64,
+    pub ssthresh: u32,
+    pub ca_state: &'static str,
+    pub mode: &'static str,
+    pub pacing_bps: f64,
+}
+
+impl CcSnapshot {
+    pub const NONE: CcSnapshot = CcSnapshot { cwnd: 0, inflight: 0, srtt_us: 0, ssthresh: 0, ca_state: "", mode: "", pacing_bps: 0.0 };
 }
 
 impl Trace {
     #[allow(clippy::too_many_arguments)]
-    pub fn push(&mut self, t: u64, conn: u32, sub: u32, event: &'static str, seq: u32, len: u32, dsn: u64, ack: u32, cwnd: u32, inflight: u32, srtt_us: u64, hop: u32) {
+    pub fn push(&mut self, t: u64, conn: u32, sub: u32, event: &'static str, seq: u32, len: u32, dsn: u64, ack: u32, cc: CcSnapshot, hop: u32) {
         self.time_ns.push(t);
         self.conn.push(conn);
         self.subflow.push(sub);
@@ -73,10 +97,14 @@ impl Trace {
         self.len.push(len);
         self.dsn.push(dsn);
         self.ack.push(ack);
-        self.cwnd_pkts.push(cwnd);
-        self.inflight_pkts.push(inflight);
-        self.srtt_us.push(srtt_us);
+        self.cwnd_pkts.push(cc.cwnd);
+        self.inflight_pkts.push(cc.inflight);
+        self.srtt_us.push(cc.srtt_us);
         self.hop.push(hop);
+        self.ssthresh_pkts.push(cc.ssthresh);
+        self.ca_state.push(cc.ca_state);
+        self.cc_mode.push(cc.mode);
+        self.pacing_bps.push(cc.pacing_bps);
     }
     pub fn len(&self) -> usize { self.time_ns.len() }
     pub fn is_empty(&self) -> bool { self.time_ns.is_empty() }

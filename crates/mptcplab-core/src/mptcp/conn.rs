@@ -212,6 +212,9 @@ impl Connection {
                     s.tx.st.srtt = s.tx.rtt.srtt();
                     s.tx.st.min_rtt = s.tx.rtt.min_rtt();
                 }
+                // Linux initialises congestion control when the handshake completes
+                // (tcp_init_transfer), with the handshake's RTT known.
+                s.tx.init_cc(now);
                 let initial = i == self.cfg.initial_path;
                 if initial || !self.cfg.mptcp {
                     s.state = SubState::Established;

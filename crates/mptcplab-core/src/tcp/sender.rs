@@ -213,6 +213,9 @@ impl SubflowTx {
         s
     }
 
+    /// (Re)initialise the controller, as Linux does once the handshake completes.
+    pub fn init_cc(&mut self, now: SimTime) { self.cc.init(now, &mut self.st); }
+
     /// Linux `tcp_packets_in_flight`.
     #[inline]
     pub fn in_flight(&self) -> u32 { self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out }
