@@ -6,6 +6,7 @@
 //! module writes). Coupled algorithms get a read-only `Coupling` view of their siblings.
 
 pub mod cubic;
+pub mod hybla;
 pub mod registry;
 pub mod reno;
 
@@ -14,6 +15,7 @@ use std::cell::Cell;
 use crate::units::{Bandwidth, SimTime};
 
 pub use cubic::Cubic;
+pub use hybla::Hybla;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
 
@@ -277,6 +279,7 @@ pub trait CongestionControl {
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Hybla(Hybla),
     Dyn(Box<dyn CongestionControl + Send>),
 }
 
@@ -285,6 +288,7 @@ macro_rules! dispatch {
         match $s {
             AnyCc::Reno($c) => $e,
             AnyCc::Cubic($c) => $e,
+            AnyCc::Hybla($c) => $e,
             AnyCc::Dyn($c) => $e,
         }
     };

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{AnyCc, Cubic, Reno};
+use super::{AnyCc, Cubic, Hybla, Reno};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -143,6 +143,24 @@ pub const REGISTRY: &[CcInfo] = &[
             CcOption { name: "fast_convergence", kind: OptKind::Bool, default: "true", description: "lower W_max when a loss comes before the previous W_max" },
         ],
     },
+    CcInfo {
+        name: "hybla",
+        kind: Kind::Uncoupled,
+        description: "Hybla: Reno growth normalised to a reference RTT, per subflow",
+        source: "Caini & Firrincieli, Int. J. Satellite Commun. 2004; Linux tcp_hybla.c",
+        departures: "Linux integer arithmetic: ρ = SRTT/rtt0 in 1/8 steps, floored at 1 and following the minimum SRTT only; \
+            slow start adds 2^min(ρ,16)·2^(k/8) − 1 per ACK from an 8-entry table; congestion avoidance adds ⌊128ρ²/cwnd⌋/128 per ACK \
+            (ρ = 1 with 64 < cwnd ≤ 128 grows 1/128 per ACK, slower than Reno; 0 above 128 falls back to +1 per cwnd ACKs); \
+            per ACK, not per packet; initial cwnd = ⌊ρ⌋ (1 below 2·rtt0); cwnd_clamp 65535; Reno outside CA state Open. \
+            None of the paper's pacing or bandwidth-estimated ssthresh. \
+            The engine runs init before the handshake, so Hybla finishes it (ρ, cwnd = ρ) at the first transmission, where Linux runs it",
+        options: &[CcOption {
+            name: "rtt0_ms",
+            kind: OptKind::Int { min: 1, max: 4_294_967 },
+            default: "25",
+            description: "reference RTT in ms (Linux module parameter rtt0)",
+        }],
+    },
 ];
 
 pub fn info(name: &str) -> Option<&'static CcInfo> { REGISTRY.iter().find(|c| c.name == name) }
@@ -184,6 +202,8 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
             c.fast_convergence = o.bool("fast_convergence");
             AnyCc::Cubic(c)
         }
+        // Ranges are validated above, so the casts cannot truncate.
+        "hybla" => AnyCc::Hybla(Hybla::new(o.int("rtt0_ms") as u32)),
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
 }
