@@ -9,6 +9,7 @@ pub mod cubic;
 pub mod hybla;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
 
 use std::cell::Cell;
 
@@ -18,6 +19,7 @@ pub use cubic::Cubic;
 pub use hybla::Hybla;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
+pub use scalable::Scalable;
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -280,6 +282,7 @@ pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
     Hybla(Hybla),
+    Scalable(Scalable),
     Dyn(Box<dyn CongestionControl + Send>),
 }
 
@@ -289,6 +292,7 @@ macro_rules! dispatch {
             AnyCc::Reno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Hybla($c) => $e,
+            AnyCc::Scalable($c) => $e,
             AnyCc::Dyn($c) => $e,
         }
     };

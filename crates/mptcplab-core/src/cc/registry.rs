@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{AnyCc, Cubic, Hybla, Reno};
+use super::{AnyCc, Cubic, Hybla, Reno, Scalable};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -161,6 +161,24 @@ pub const REGISTRY: &[CcInfo] = &[
             description: "reference RTT in ms (Linux module parameter rtt0)",
         }],
     },
+    CcInfo {
+        name: "scalable",
+        kind: Kind::Uncoupled,
+        description: "Scalable TCP: MIMD, +1 per min(cwnd, ai_cnt) and ×7/8 on loss, per subflow",
+        source: "Kelly, ACM CCR 2003; Linux tcp_scalable.c",
+        departures: "paper: +0.01 per ACKed packet, ×0.875 on loss, Reno below a legacy window of 16. \
+            Linux adds 1 per min(cwnd, ai_cnt) and so is Reno below ai_cnt. \
+            ai_cnt < 100 (default 50) is Linux before 5.7 (the seed kernels 4.x): it counts ACKs, not packets \
+            (0.02 per ACK ≈ 0.01 per packet with delayed ACKs), and an ACK in slow start only slow-starts, \
+            dropping packets ACKed beyond ssthresh. ai_cnt ≥ 100 is Linux ≥ 5.7: counts ACKed packets and feeds \
+            the slow-start leftover to congestion avoidance",
+        options: &[CcOption {
+            name: "ai_cnt",
+            kind: OptKind::Int { min: 1, max: 1_000_000 },
+            default: "50",
+            description: "+1 packet per min(cwnd, ai_cnt) units (Linux TCP_SCALABLE_AI_CNT); < 100 counts ACKs as Linux 4.x, ≥ 100 packets as Linux ≥ 5.7",
+        }],
+    },
 ];
 
 pub fn info(name: &str) -> Option<&'static CcInfo> { REGISTRY.iter().find(|c| c.name == name) }
@@ -204,6 +222,7 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
         }
         // Ranges are validated above, so the casts cannot truncate.
         "hybla" => AnyCc::Hybla(Hybla::new(o.int("rtt0_ms") as u32)),
+        "scalable" => AnyCc::Scalable(Scalable::new(o.int("ai_cnt") as u32)),
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
 }
