@@ -10,6 +10,7 @@ pub mod hybla;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
+pub mod vegas;
 
 use std::cell::Cell;
 
@@ -20,6 +21,7 @@ pub use hybla::Hybla;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
 pub use scalable::Scalable;
+pub use vegas::Vegas;
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -283,6 +285,7 @@ pub enum AnyCc {
     Cubic(Cubic),
     Hybla(Hybla),
     Scalable(Scalable),
+    Vegas(Vegas),
     Dyn(Box<dyn CongestionControl + Send>),
 }
 
@@ -293,6 +296,7 @@ macro_rules! dispatch {
             AnyCc::Cubic($c) => $e,
             AnyCc::Hybla($c) => $e,
             AnyCc::Scalable($c) => $e,
+            AnyCc::Vegas($c) => $e,
             AnyCc::Dyn($c) => $e,
         }
     };

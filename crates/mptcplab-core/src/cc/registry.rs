@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{AnyCc, Cubic, Hybla, Reno, Scalable};
+use super::{AnyCc, Cubic, Hybla, Reno, Scalable, Vegas};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -179,6 +179,22 @@ pub const REGISTRY: &[CcInfo] = &[
             description: "+1 packet per min(cwnd, ai_cnt) units (Linux TCP_SCALABLE_AI_CNT); < 100 counts ACKs as Linux 4.x, ≥ 100 packets as Linux ≥ 5.7",
         }],
     },
+    CcInfo {
+        name: "vegas",
+        kind: Kind::Uncoupled,
+        description: "Vegas: delay-based, keeps alpha..beta own packets queued, per subflow",
+        source: "Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c",
+        departures: "Linux Vegas: diff = cwnd·(minRTT − baseRTT)/baseRTT in integer packets (paper: cwnd·(RTT − baseRTT)/RTT); \
+            RTT is the minimum sample of the last RTT (paper: mean), each sample + 1 µs; baseRTT is forgotten after idle; \
+            Reno growth in a round with fewer than 3 RTT samples; slow start doubles every RTT (paper: every other) \
+            and exits to cwnd = ⌊cwnd·baseRTT/RTT⌋ + 1 when diff > gamma; loss recovery and ssthresh as Reno (paper: 3/4 on loss); \
+            Reno outside CA state Open",
+        options: &[
+            CcOption { name: "alpha", kind: OptKind::Int { min: 0, max: 1_000_000 }, default: "2", description: "grow cwnd by 1 per RTT while fewer than alpha own packets are queued" },
+            CcOption { name: "beta", kind: OptKind::Int { min: 0, max: 1_000_000 }, default: "4", description: "shrink cwnd by 1 per RTT while more than beta own packets are queued" },
+            CcOption { name: "gamma", kind: OptKind::Int { min: 0, max: 1_000_000 }, default: "1", description: "leave slow start when more than gamma own packets are queued" },
+        ],
+    },
 ];
 
 pub fn info(name: &str) -> Option<&'static CcInfo> { REGISTRY.iter().find(|c| c.name == name) }
@@ -223,6 +239,7 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
         // Ranges are validated above, so the casts cannot truncate.
         "hybla" => AnyCc::Hybla(Hybla::new(o.int("rtt0_ms") as u32)),
         "scalable" => AnyCc::Scalable(Scalable::new(o.int("ai_cnt") as u32)),
+        "vegas" => AnyCc::Vegas(Vegas::new(o.int("alpha") as u32, o.int("beta") as u32, o.int("gamma") as u32)),
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
 }
