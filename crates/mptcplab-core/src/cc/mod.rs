@@ -7,8 +7,11 @@
 
 pub mod bbr;
 pub mod cubic;
+pub mod hybla;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
+pub mod vegas;
 
 use std::cell::Cell;
 
@@ -16,8 +19,11 @@ use crate::units::{Bandwidth, SimTime};
 
 pub use bbr::Bbr;
 pub use cubic::Cubic;
+pub use hybla::Hybla;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
+pub use scalable::Scalable;
+pub use vegas::Vegas;
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -293,6 +299,9 @@ pub trait CongestionControl {
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Hybla(Hybla),
+    Scalable(Scalable),
+    Vegas(Vegas),
     Bbr(Box<Bbr>),
     Dyn(Box<dyn CongestionControl + Send>),
 }
@@ -302,6 +311,9 @@ macro_rules! dispatch {
         match $s {
             AnyCc::Reno($c) => $e,
             AnyCc::Cubic($c) => $e,
+            AnyCc::Hybla($c) => $e,
+            AnyCc::Scalable($c) => $e,
+            AnyCc::Vegas($c) => $e,
             AnyCc::Bbr($c) => $e,
             AnyCc::Dyn($c) => $e,
         }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{AnyCc, Bbr, Cubic, Reno};
+use super::{AnyCc, Bbr, Cubic, Hybla, Reno, Scalable, Vegas};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -144,6 +144,57 @@ pub const REGISTRY: &[CcInfo] = &[
         ],
     },
     CcInfo {
+        name: "hybla",
+        kind: Kind::Uncoupled,
+        description: "Hybla: Reno growth normalised to a reference RTT, per subflow",
+        source: "Caini & Firrincieli, Int. J. Satellite Commun. 2004; Linux tcp_hybla.c",
+        departures: "Linux integer arithmetic: ρ = SRTT/rtt0 in 1/8 steps, floored at 1 and following the minimum SRTT only; \
+            slow start adds 2^min(ρ,16)·2^(k/8) − 1 per ACK from an 8-entry table; congestion avoidance adds ⌊128ρ²/cwnd⌋/128 per ACK \
+            (ρ = 1 with 64 < cwnd ≤ 128 grows 1/128 per ACK, slower than Reno; 0 above 128 falls back to +1 per cwnd ACKs); \
+            per ACK, not per packet; initial cwnd = ⌊ρ⌋ (1 below 2·rtt0); cwnd_clamp 65535; Reno outside CA state Open. \
+            None of the paper's pacing or bandwidth-estimated ssthresh",
+        options: &[CcOption {
+            name: "rtt0_ms",
+            kind: OptKind::Int { min: 1, max: 4_294_967 },
+            default: "25",
+            description: "reference RTT in ms (Linux module parameter rtt0)",
+        }],
+    },
+    CcInfo {
+        name: "scalable",
+        kind: Kind::Uncoupled,
+        description: "Scalable TCP: MIMD, +1 per min(cwnd, ai_cnt) and ×7/8 on loss, per subflow",
+        source: "Kelly, ACM CCR 2003; Linux tcp_scalable.c",
+        departures: "paper: +0.01 per ACKed packet, ×0.875 on loss, Reno below a legacy window of 16. \
+            Linux adds 1 per min(cwnd, ai_cnt) and so is Reno below ai_cnt. \
+            ai_cnt < 100 (default 50) is Linux before 5.7 (the seed kernels 4.x): it counts ACKs, not packets \
+            (0.02 per ACK ≈ 0.01 per packet with delayed ACKs), and an ACK in slow start only slow-starts, \
+            dropping packets ACKed beyond ssthresh. ai_cnt ≥ 100 is Linux ≥ 5.7: counts ACKed packets and feeds \
+            the slow-start leftover to congestion avoidance",
+        options: &[CcOption {
+            name: "ai_cnt",
+            kind: OptKind::Int { min: 1, max: 1_000_000 },
+            default: "50",
+            description: "+1 packet per min(cwnd, ai_cnt) units (Linux TCP_SCALABLE_AI_CNT); < 100 counts ACKs as Linux 4.x, ≥ 100 packets as Linux ≥ 5.7",
+        }],
+    },
+    CcInfo {
+        name: "vegas",
+        kind: Kind::Uncoupled,
+        description: "Vegas: delay-based, keeps alpha..beta own packets queued, per subflow",
+        source: "Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c",
+        departures: "Linux Vegas: diff = cwnd·(minRTT − baseRTT)/baseRTT in integer packets (paper: cwnd·(RTT − baseRTT)/RTT); \
+            RTT is the minimum sample of the last RTT (paper: mean), each sample + 1 µs; baseRTT is forgotten after idle; \
+            Reno growth in a round with fewer than 3 RTT samples; slow start doubles every RTT (paper: every other) \
+            and exits to cwnd = ⌊cwnd·baseRTT/RTT⌋ + 1 when diff > gamma; loss recovery and ssthresh as Reno (paper: 3/4 on loss); \
+            Reno outside CA state Open",
+        options: &[
+            CcOption { name: "alpha", kind: OptKind::Int { min: 0, max: 1_000_000 }, default: "2", description: "grow cwnd by 1 per RTT while fewer than alpha own packets are queued" },
+            CcOption { name: "beta", kind: OptKind::Int { min: 0, max: 1_000_000 }, default: "4", description: "shrink cwnd by 1 per RTT while more than beta own packets are queued" },
+            CcOption { name: "gamma", kind: OptKind::Int { min: 0, max: 1_000_000 }, default: "1", description: "leave slow start when more than gamma own packets are queued" },
+        ],
+    },
+    CcInfo {
         name: "bbr",
         kind: Kind::Uncoupled,
         description: "BBR v1 with pacing and delivery-rate estimation, per subflow",
@@ -217,6 +268,10 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
             c.fast_convergence = o.bool("fast_convergence");
             AnyCc::Cubic(c)
         }
+        // Ranges are validated above, so the casts cannot truncate.
+        "hybla" => AnyCc::Hybla(Hybla::new(o.int("rtt0_ms") as u32)),
+        "scalable" => AnyCc::Scalable(Scalable::new(o.int("ai_cnt") as u32)),
+        "vegas" => AnyCc::Vegas(Vegas::new(o.int("alpha") as u32, o.int("beta") as u32, o.int("gamma") as u32)),
         "bbr" | "coupled_bbr" => {
             let mut b = Bbr::new(name == "coupled_bbr");
             b.lt_bw_model = o.bool("lt_bw");
