@@ -133,7 +133,7 @@ def format_report(r: dict[str, Any]) -> str:
         f"import + 1 s of the default scenario (1 process): {r['import_plus_1s_default_run_s']:.3f} s",
         f"mptcplab run --duration 1 (CLI, whole process):   {r['cli_run_1s_default_s']:.3f} s",
         "",
-        f"target >= {TARGET_SEGMENTS_PER_S / 1e6:.0f} M data segments per wall second on both: "
+        f"target >= {TARGET_SEGMENTS_PER_S / 1e6:.0f} M data segments per wall second on every scenario: "
         f"{'met' if seg_ok else 'NOT met'}",
         f"target import + 1 s run < {TARGET_IMPORT_PLUS_1S_RUN_S:.0f} s: {'met' if t_ok else 'NOT met'}",
     ])

@@ -194,7 +194,7 @@ def test_the_multihomed_example_opens_one_subflow_per_isp_pair():
     assert res.summary["subflows"].iloc[0] == 4
 
 
-@pytest.mark.parametrize("name", ["cubic-100M", "mptcp-2x200M"])
+@pytest.mark.parametrize("name", ["bbr-100M", "cubic-100M", "mptcp-2x200M"])
 def test_the_bench_scenarios_validate(name):
     Scenario.bench(name).validate()
 

@@ -320,7 +320,8 @@ pub fn markdown_table() -> String {
     for c in REGISTRY {
         let opts: Vec<String> = c.options.iter().map(|o| format!("`{}` ({}): {}", o.name, o.default, o.description)).collect();
         let opts = if opts.is_empty() { "—".to_string() } else { opts.join("<br>") };
-        s.push_str(&format!("| `{}` | {} | {} | {} | {} |\n", c.name, c.kind.as_str(), c.source, c.departures, opts));
+        let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
+        s.push_str(&format!("| `{}` | {} | {} | {} | {} |\n", c.name, c.kind.as_str(), cell(c.source), cell(c.departures), cell(&opts)));
     }
     s
 }
