@@ -104,7 +104,12 @@ impl Simulator {
                 penalisation: c.penalisation,
             }));
             let pmgr = pm::make(&c.path_manager).ok_or_else(|| ScenarioError::new("path_manager", format!("unknown path manager {:?}", c.path_manager)))?;
-            let conn = Connection::new(ci as u32, c.cfg.clone(), &route_pairs, &backup, &iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            let mut cfg = c.cfg.clone();
+            if plan.start_jitter > SimTime::ZERO {
+                let mut r = Rng::stream(seed, &format!("conn/{}/start", c.cfg.name));
+                cfg.start += SimTime(r.below(plan.start_jitter.ns()));
+            }
+            let conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, &iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
             conns.push(conn);
             conn_paths.push(c.paths.clone());
         }

@@ -58,3 +58,90 @@ fn uncoupled_bbr_takes_more_than_a_single_flows_share() {
     let m = fairness("bbr");
     assert!(!(0.8..=1.2).contains(&m), "uncoupled BBR ratio {m:.3} inside [0.8, 1.2]: the check cannot tell them apart");
 }
+
+/// Subflow goodput (bytes acknowledged at subflow level, Mbit/s) over [from, to] of
+/// connection 0, with every connection's and flow's goodput.
+fn window_with_subflows(sc: &Scenario, seed: u64, from: u64, to: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut s = build(sc, Some(seed));
+    s.run_until(SimTime::from_secs(from));
+    let start: Vec<u64> = s.conns.iter().map(|c| c.rcv.read_total).collect();
+    let sub0: Vec<u64> = s.conns[0].subflows.iter().map(|f| f.tx.stats.bytes_acked).collect();
+    s.run_until(SimTime::from_secs(to));
+    let secs = (to - from) as f64;
+    let g = s.conns.iter().zip(start).map(|(c, b)| (c.rcv.read_total - b) as f64 * 8.0 / secs / 1e6).collect();
+    let sf = s.conns[0].subflows.iter().zip(sub0).map(|(f, b)| (f.tx.stats.bytes_acked - b) as f64 * 8.0 / secs / 1e6).collect();
+    (g, sf)
+}
+
+fn with_cc(file: &str, cc: &str) -> Scenario {
+    let mut sc = scenario_file(file);
+    sc.connections[0].cc = Some(cc.into());
+    sc
+}
+
+const COUPLED: [&str; 1] = ["reno"];
+
+#[test]
+fn rfc6356_goal1_mptcp_does_at_least_as_well_as_a_single_flow_on_the_best_path() {
+    // The reference: one Reno flow in the connection's place, same cross traffic.
+    let mut single = scenario_file("scenarios/cc/rfc6356-goal1.toml");
+    let mut f = single.flows[0].clone();
+    f.name = "single".into();
+    single.connections.clear();
+    single.flows.insert(0, f);
+    let base: Vec<f64> = (1..=5).map(|seed| window_goodput(&single, seed, 10, 70)[0]).collect();
+    let (bm, bci) = mean_ci(&base);
+    println!("acceptance 2, goal 1: single Reno flow on path a: {bm:.2} ± {bci:.2} Mbit/s");
+    for cc in COUPLED {
+        let sc = with_cc("scenarios/cc/rfc6356-goal1.toml", cc);
+        let g: Vec<f64> = (1..=5).map(|seed| window_goodput(&sc, seed, 10, 70)[0]).collect();
+        let (m, ci) = mean_ci(&g);
+        println!("acceptance 2, goal 1: {cc}: MPTCP {m:.2} ± {ci:.2} Mbit/s = {:.3} of the single flow", m / bm);
+        assert!(m >= 0.9 * bm, "{cc}: MPTCP {m:.2} < 0.9 x single flow {bm:.2}");
+    }
+}
+
+fn goal2_share(cc: &str) -> f64 {
+    let sc = with_cc("scenarios/cc/rfc6356-goal2.toml", cc);
+    let shares: Vec<f64> = (1..=5)
+        .map(|seed| {
+            let g = window_goodput(&sc, seed, 10, 70);
+            g[0] / (g[0] + g[1])
+        })
+        .collect();
+    let (m, ci) = mean_ci(&shares);
+    println!("acceptance 2, goal 2: {cc}: MPTCP share {:.1} % ± {:.1}", 100.0 * m, 100.0 * ci);
+    m
+}
+
+#[test]
+fn rfc6356_goal2_mptcp_takes_one_flows_share_at_a_shared_bottleneck() {
+    for cc in COUPLED {
+        let m = goal2_share(cc);
+        assert!((0.35..=0.55).contains(&m), "{cc}: share {m:.3} outside [0.35, 0.55]");
+    }
+    let m = goal2_share("reno");
+    assert!(!(0.35..=0.55).contains(&m), "uncoupled reno share {m:.3} inside [0.35, 0.55]: the check cannot fail");
+}
+
+fn goal3_share(cc: &str) -> f64 {
+    let sc = with_cc("scenarios/cc/rfc6356-goal3.toml", cc);
+    let shares: Vec<f64> = (1..=5)
+        .map(|seed| {
+            let (g, sf) = window_with_subflows(&sc, seed, 10, 70);
+            sf[0] / (sf[0] + g[1] + g[2])
+        })
+        .collect();
+    let (m, ci) = mean_ci(&shares);
+    println!("acceptance 2, goal 3: {cc}: MPTCP share of path a {:.1} % ± {:.1}", 100.0 * m, 100.0 * ci);
+    m
+}
+
+#[test]
+fn rfc6356_goal3_coupled_mptcp_moves_traffic_off_the_congested_path() {
+    let uncoupled = goal3_share("reno");
+    for cc in COUPLED {
+        let m = goal3_share(cc);
+        assert!(uncoupled - m >= 0.10, "{cc}: share on path a {m:.3} is not 10 points below uncoupled {uncoupled:.3}");
+    }
+}

@@ -72,6 +72,11 @@ pub struct RunSpec {
     /// Metrics sampling interval (default "100 ms").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_interval: Option<Duration>,
+    /// Each connection and flow starts up to this much after its `start`, by an offset
+    /// drawn from the seed (default "0 s"): seeds then desynchronise flows that a
+    /// loss-free, jitter-free network would otherwise replay identically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_jitter: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -395,6 +400,7 @@ impl Scenario {
         out.run.duration = out.run.duration.or_else(|| d("30 s"));
         out.run.seed = out.run.seed.or(Some(1));
         out.run.sample_interval = out.run.sample_interval.or_else(|| d("100 ms"));
+        out.run.start_jitter = out.run.start_jitter.take().or_else(|| d("0 s"));
         let t = &mut out.tcp;
         t.mss = t.mss.take().or_else(|| z("1448 B"));
         t.initial_cwnd = t.initial_cwnd.or(Some(10));

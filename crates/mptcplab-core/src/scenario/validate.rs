@@ -52,6 +52,7 @@ pub struct Plan {
     pub duration: SimTime,
     pub seed: u64,
     pub sample_interval: SimTime,
+    pub start_jitter: SimTime,
     pub links: Vec<LinkPlan>,
     pub paths: Vec<PathPlan>,
     pub conns: Vec<ConnPlan>,
@@ -402,7 +403,8 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         });
     }
     let seed = s.run.seed.unwrap_or(1);
-    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, links, paths, conns })
+    let start_jitter = s.run.start_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
+    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, links, paths, conns })
 }
 
 /// `cc_options` of a connection or flow, checked against the controller's registry entry.
