@@ -5,17 +5,28 @@
 //! variables through `CcState` (Linux: the `tcp_sock` fields a `tcp_congestion_ops`
 //! module writes). Coupled algorithms get a read-only `Coupling` view of their siblings.
 
+pub mod balia;
 pub mod cubic;
+pub mod lia;
+pub mod multipath;
+pub mod olia;
 pub mod registry;
 pub mod reno;
+pub mod wvegas;
+#[cfg(test)]
+pub mod coupled_driver;
 
 use std::cell::Cell;
 
 use crate::units::{Bandwidth, SimTime};
 
+pub use balia::Balia;
 pub use cubic::Cubic;
+pub use lia::Lia;
+pub use olia::Olia;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
+pub use wvegas::WVegas;
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -60,6 +71,11 @@ pub struct CcState {
     pub min_rtt: SimTime,
     pub in_flight: u32,
     pub ca_state: CaState,
+    /// Linux `snd_una` and `snd_nxt` (subflow sequence space), for controllers that mark
+    /// positions in the stream when no ACK is at hand (OLIA's loss marks at `init`,
+    /// wVegas' RTT round on `set_state(Open)`).
+    pub snd_una: u32,
+    pub snd_nxt: u32,
 }
 
 impl CcState {
@@ -75,6 +91,8 @@ impl CcState {
             min_rtt: SimTime::ZERO,
             in_flight: 0,
             ca_state: CaState::Open,
+            snd_una: 0,
+            snd_nxt: 0,
         }
     }
 
@@ -277,6 +295,10 @@ pub trait CongestionControl {
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Lia(Lia),
+    Olia(Olia),
+    Balia(Balia),
+    WVegas(WVegas),
     Dyn(Box<dyn CongestionControl + Send>),
 }
 
@@ -285,6 +307,10 @@ macro_rules! dispatch {
         match $s {
             AnyCc::Reno($c) => $e,
             AnyCc::Cubic($c) => $e,
+            AnyCc::Lia($c) => $e,
+            AnyCc::Olia($c) => $e,
+            AnyCc::Balia($c) => $e,
+            AnyCc::WVegas($c) => $e,
             AnyCc::Dyn($c) => $e,
         }
     };

@@ -207,6 +207,8 @@ impl SubflowTx {
             lost_total: 0,
             stats: TxStats::default(),
         };
+        s.st.snd_una = iss;
+        s.st.snd_nxt = iss;
         s.cc.init(now, &mut s.st);
         s
     }
@@ -358,6 +360,7 @@ impl SubflowTx {
         self.rate_snapshot(&mut seg);
         self.segs.push_back(seg);
         self.snd_nxt = seq.wrapping_add(len);
+        self.st.snd_nxt = self.snd_nxt;
         self.packets_out += 1;
         self.stats.segs_sent += 1;
         self.stats.bytes_sent += len as u64;
@@ -507,6 +510,7 @@ impl SubflowTx {
                 self.lost_hint = self.lost_hint.saturating_sub(1);
             }
             self.snd_una = ack;
+            self.st.snd_una = ack;
             res.snd_una_advanced = true;
             self.stats.bytes_acked += res.bytes_acked;
         }
