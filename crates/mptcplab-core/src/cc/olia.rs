@@ -74,6 +74,10 @@ impl Olia {
     /// The signed growth counter, ×2^10 (`mptcp_snd_cwnd_cnt`).
     pub fn counter(&self) -> i32 { self.cnt }
 
+    /// Zero the growth counter (a test vector's starting point, like `CcState::cwnd_cnt = 0`).
+    #[cfg(test)]
+    pub fn clear_counter(&mut self) { self.cnt = 0 }
+
     /// `l_a · rtt_b²` against `l_b · rtt_a²`, as u64 that wraps (Linux) or exactly.
     fn cross(&self, l: u64, rtt2: u64) -> u128 {
         match self.best_path {
@@ -217,4 +221,168 @@ impl CongestionControl for Olia {
 
     /// `[l_p, 0]`: the inter-loss distance the siblings' best-path test reads.
     fn export(&self) -> [u64; 2] { [self.inter_loss_bytes() as u64, 0] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::coupled_driver::{opts, CoupledDriver};
+    use crate::cc::{AnyCc, CcParams};
+
+    fn olia(d: &CoupledDriver, i: usize) -> &Olia {
+        match &d.subs[i].cc {
+            AnyCc::Olia(o) => o,
+            _ => unreachable!("an OLIA driver"),
+        }
+    }
+
+    fn olia_mut(d: &mut CoupledDriver, i: usize) -> &mut Olia {
+        match &mut d.subs[i].cc {
+            AnyCc::Olia(o) => o,
+            _ => unreachable!("an OLIA driver"),
+        }
+    }
+
+    /// Subflow `i` at (cwnd, ssthresh) with its growth counter at 0.
+    fn start(d: &mut CoupledDriver, i: usize, cwnd: u32, ssthresh: u32) {
+        d.set(i, cwnd, ssthresh);
+        olia_mut(d, i).clear_counter();
+    }
+
+    /// A connection whose subflow i last saw `l[i]` packets between two losses (0: no
+    /// setup at all, so no RTT sample either), all at `rtt_ms`.
+    fn with_inter_loss(params: &CcParams, l: &[u32], rtt_ms: u64) -> CoupledDriver {
+        let mut d = CoupledDriver::new("olia", params, &vec![rtt_ms; l.len()]);
+        for (i, &pkts) in l.iter().enumerate() {
+            if pkts > 0 {
+                d.set(i, 10, 10);
+                d.ack(i, pkts);
+                d.lose(i);
+            }
+        }
+        for (i, &pkts) in l.iter().enumerate() {
+            if pkts > 0 {
+                assert_eq!(olia(&d, i).inter_loss_bytes(), pkts * 1448);
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn the_best_path_gains_and_the_max_window_path_loses_as_the_reference_vector_says() {
+        // cc-coupled.md §3.2: rtt 100 ms both, w = (10, 20), l_1 > l_2: ε = (+1/2, −1/2);
+        // per ACK 1000/90000 + 0.05 = 0.06111 on path 1 and 2000/90000 − 0.025 = −0.00278 on path 2.
+        let mut d = with_inter_loss(&opts(&[]), &[3000, 100], 100);
+        start(&mut d, 0, 10, 5);
+        start(&mut d, 1, 20, 5);
+        // Path 2: counter −= ((rate − 2·20480²) << 10) / (2·20·rate), rate = (1 + 10240 + 20480)²,
+        // = 2 (2.85 real), so −1 packet after 512 ACKs (−0.00195 per ACK).
+        d.ack(1, 1);
+        assert_eq!((olia(&d, 1).epsilon(), olia(&d, 1).counter()), ((-1, 2), -2));
+        assert_eq!(d.acks_to_change(1, 1000), Some(511));
+        assert_eq!(d.cwnd(1), 19);
+        d.set(1, 20, 5);
+        // Path 1: counter += ((rate + 2·10240²) << 10) / (2·10·rate) = 62 (62.6 = 1024·0.06111),
+        // so +1 packet after 17 ACKs (1054 ≥ 1023).
+        d.ack(0, 1);
+        assert_eq!((olia(&d, 0).epsilon(), olia(&d, 0).counter()), ((1, 2), 62));
+        assert_eq!(d.acks_to_change(0, 100), Some(16));
+        assert_eq!(d.cwnd(0), 11);
+    }
+
+    #[test]
+    fn when_the_best_path_has_the_largest_window_only_the_coupled_term_remains() {
+        // B\M = ∅: ε = 0 on both; per ACK (w_r/rtt²)/(Σ w_p/rtt)² = 10/900 and 20/900.
+        let mut d = with_inter_loss(&opts(&[]), &[100, 3000], 100);
+        start(&mut d, 0, 10, 5);
+        start(&mut d, 1, 20, 5);
+        // (10240² << 10)/(10·30721²) = 11 per ACK (11.4 = 1024·0.0111): 93 ACKs reach 1023.
+        assert_eq!(d.acks_to_change(0, 200), Some(93));
+        assert_eq!(olia(&d, 0).epsilon(), (0, 1));
+        start(&mut d, 0, 10, 5);
+        // (20480² << 10)/(20·30721²) = 22 per ACK: 47 ACKs.
+        assert_eq!(d.acks_to_change(1, 200), Some(47));
+        assert_eq!(olia(&d, 1).epsilon(), (0, 1));
+    }
+
+    #[test]
+    fn the_epsilons_of_all_paths_sum_to_zero_when_some_best_path_is_not_a_max_window_path() {
+        // w = (10, 20, 20), l = (3000, 100, 100): B\M = {0}, M = {1, 2}: ε = (1/3, −1/6, −1/6).
+        let mut d = with_inter_loss(&opts(&[]), &[3000, 100, 100], 100);
+        for (i, w) in [10, 20, 20].into_iter().enumerate() {
+            start(&mut d, i, w, 5);
+        }
+        for i in 0..3 {
+            d.ack(i, 1);
+        }
+        let eps: Vec<(i32, u32)> = (0..3).map(|i| olia(&d, i).epsilon()).collect();
+        assert_eq!(eps, vec![(1, 3), (-1, 6), (-1, 6)]);
+        // Σ num/den = 0 over the common denominator 6.
+        assert_eq!(eps.iter().map(|&(n, den)| n * (6 / den as i32)).sum::<i32>(), 0);
+    }
+
+    #[test]
+    fn the_paths_option_counts_a_subflow_without_rtt_sample_only_as_established() {
+        // Subflow 2 is established but has no RTT sample: v0.95 leaves it out of |P|, v0.94 counts it.
+        for (paths, den) in [("considered", 2), ("established", 3)] {
+            let mut d = with_inter_loss(&opts(&[("paths", paths)]), &[3000, 100, 0], 100);
+            start(&mut d, 0, 10, 5);
+            start(&mut d, 1, 20, 5);
+            d.ack(0, 1);
+            assert_eq!(olia(&d, 0).epsilon(), (1, den), "{paths}");
+        }
+    }
+
+    #[test]
+    fn linux_olia_picks_the_wrong_best_path_once_l_times_srtt_squared_wraps() {
+        // srtt_us = 8·10^5, srtt_us² = 6.4·10^11: l_1 = 19906 packets = 28823888 bytes makes
+        // l_1 · srtt_us² wrap to 5.4·10^14 < l_2 · srtt_us² = 9.3·10^16, so path 2 (the max
+        // window) looks best and B\M = ∅; exactly, path 1 is best and gets ε = +1/2.
+        for (best, eps) in [("linux", (0, 1)), ("exact", (1, 2))] {
+            let mut d = with_inter_loss(&opts(&[("best_path", best)]), &[19906, 100], 100);
+            start(&mut d, 0, 10, 5);
+            start(&mut d, 1, 20, 5);
+            d.ack(0, 1);
+            assert_eq!(olia(&d, 0).epsilon(), eps, "{best}");
+        }
+    }
+
+    #[test]
+    fn a_lone_subflow_grows_about_one_packet_per_window() {
+        // Single path: ε = 0 and the coupled term is 1/w (Reno), but the ×2^10 counter
+        // floors 1024/w·(1 − 2/(1024w)) = 102.4 to 102: 11 ACKs per packet at cwnd 10, not 10.
+        let mut d = CoupledDriver::new("olia", &opts(&[]), &[100]);
+        start(&mut d, 0, 10, 5);
+        d.ack(0, 1);
+        assert_eq!(olia(&d, 0).counter(), 102);
+        assert_eq!(d.acks_to_change(0, 100), Some(10));
+        // Per acked packet (`growth = per_packet`) an ACK covering 2 packets counts twice.
+        let mut d = CoupledDriver::new("olia", &opts(&[("growth", "per_packet")]), &[100]);
+        start(&mut d, 0, 10, 5);
+        d.ack_with(0, 2);
+        assert_eq!(olia(&d, 0).counter(), 204);
+    }
+
+    #[test]
+    fn each_loss_closes_an_inter_loss_interval_unless_nothing_was_acked_since_the_last() {
+        let mut d = CoupledDriver::new("olia", &opts(&[]), &[100, 100]);
+        let una = |d: &CoupledDriver| d.subs[0].st.snd_una;
+        d.set(0, 10, 10);
+        d.ack(0, 500);
+        let m1 = una(&d);
+        d.lose(0);
+        d.ack(0, 50);
+        let m2 = una(&d);
+        d.lose(0);
+        // l = max(loss3 − loss2, loss2 − loss1) = the interval just closed (the 500 is forgotten).
+        assert_eq!(olia(&d, 0).inter_loss_bytes(), m2.wrapping_sub(m1));
+        // An RTO with no ACK since the loss: loss3 == loss2, no shift.
+        d.rto(0);
+        assert_eq!(olia(&d, 0).inter_loss_bytes(), m2.wrapping_sub(m1));
+        // After 30 ACKs (the first one ends the Loss state) an RTO closes the next interval.
+        d.ack(0, 30);
+        let m3 = una(&d);
+        d.rto(0);
+        assert_eq!(olia(&d, 0).inter_loss_bytes(), m3.wrapping_sub(m2));
+    }
 }
