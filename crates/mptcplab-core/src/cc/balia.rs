@@ -166,3 +166,107 @@ impl CongestionControl for Balia {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::coupled_driver::{opts, CoupledDriver};
+    use crate::cc::AnyCc;
+
+    fn balia(d: &CoupledDriver, i: usize) -> &Balia {
+        match &d.subs[i].cc {
+            AnyCc::Balia(b) => b,
+            _ => unreachable!("a BALIA driver"),
+        }
+    }
+
+    /// Two subflows at cwnd 10 with RTTs `rtts`, ai and md computed (COMPLETE_CWR leaves cwnd alone).
+    fn equal_windows(params: &[(&str, &str)], rtts: &[u64]) -> CoupledDriver {
+        let mut d = CoupledDriver::new("balia", &opts(params), rtts);
+        for i in 0..rtts.len() {
+            d.set(i, 10, 5);
+        }
+        for i in 0..rtts.len() {
+            d.event(i, CaEvent::CompleteCwr);
+        }
+        d
+    }
+
+    #[test]
+    fn equal_windows_at_100_and_200_ms_grow_as_the_paper_with_ai_floored() {
+        // cc-coupled.md §3.3: x = (100, 50) pkt/s, Σ = 150. Path 1: α = 1, per ACK 1000/22500
+        // = 0.04444 = 1/22.5; path 2: α = 2, per ACK 250/22500 · 1.5 · 1.2 = 0.02 = 1/50.
+        let mut d = equal_windows(&[("growth", "per_packet")], &[100, 200]);
+        assert_eq!((balia(&d, 0).ai(), balia(&d, 0).md()), (22, 5));
+        assert_eq!((balia(&d, 1).ai(), balia(&d, 1).md()), (50, 7));
+        assert_eq!(d.acks_to_change(0, 100), Some(22));
+        assert_eq!(d.acks_to_change(1, 100), Some(50));
+        // The Linux counter takes ai + 1 ACKs.
+        let mut d = equal_windows(&[], &[100, 200]);
+        assert_eq!(d.acks_to_change(0, 100), Some(23));
+        assert_eq!(d.acks_to_change(1, 100), Some(51));
+    }
+
+    #[test]
+    fn a_loss_takes_one_and_a_half_halves_off_the_slow_path_and_one_half_off_the_fast_one() {
+        // Path 2 (α = 2): md = (10 >> 1)·min(2, 1.5) = (5·1536) >> 10 = 7 → ssthresh 3 (paper 10 − 7.5 = 2.5).
+        for params in [&[][..], &[("integer_ratio", "false")][..]] {
+            let mut d = equal_windows(params, &[100, 200]);
+            d.lose(1);
+            assert_eq!((d.subs[1].st.ssthresh, d.cwnd(1)), (3, 3), "{params:?}");
+            // Path 1 (α = 1): 10 − 5 = 5.
+            d.lose(0);
+            assert_eq!((d.subs[0].st.ssthresh, d.cwnd(0)), (5, 5), "{params:?}");
+        }
+    }
+
+    #[test]
+    fn linux_floors_a_rate_ratio_of_1_43_to_1_and_decreases_by_half_where_the_paper_takes_0_71() {
+        // w = (10, 10), rtt = (70, 100) ms: x = (206857, 144800) B/s, ratio 1.43.
+        let mut d = equal_windows(&[], &[70, 100]);
+        assert_eq!(balia(&d, 1).md(), 5);
+        d.lose(1);
+        assert_eq!(d.subs[1].st.ssthresh, 5);
+        // Real ratio: min(1.43, 1.5) = 1462/1024 → md = (5·1462) >> 10 = 7 (paper 5·1.43 = 7.14).
+        let mut d = equal_windows(&[("integer_ratio", "false")], &[70, 100]);
+        assert_eq!(balia(&d, 1).md(), 7);
+        d.lose(1);
+        assert_eq!(d.subs[1].st.ssthresh, 3);
+    }
+
+    #[test]
+    fn a_lone_subflow_loses_at_7_to_4_under_v0_95_and_to_3_under_v0_94_or_plain_tcp() {
+        // v0.95: ai = cwnd (Reno increase), md = 7 >> 1 = 3, ssthresh = 7 − 3 = 4 (Reno: 3).
+        let mut d = CoupledDriver::new("balia", &opts(&[]), &[100]);
+        d.set(0, 6, 7);
+        d.ack(0, 1); // slow start to 7, recalculation
+        assert_eq!((d.cwnd(0), balia(&d, 0).ai(), balia(&d, 0).md()), (7, 7, 3));
+        d.lose(0);
+        assert_eq!(d.subs[0].st.ssthresh, 4);
+        // The increase is Reno's (+1 per ai + 1 = 8 ACKs with the Linux counter).
+        let mut d = CoupledDriver::new("balia", &opts(&[]), &[100]);
+        d.set(0, 6, 7);
+        d.ack(0, 1);
+        assert_eq!(d.acks_to_change(0, 100), Some(8));
+        let mut d = CoupledDriver::new("balia", &opts(&[("kernel", "v0.94")]), &[100]);
+        d.set(0, 6, 7);
+        d.ack(0, 1);
+        d.lose(0);
+        assert_eq!(d.subs[0].st.ssthresh, 3);
+        let mut d = CoupledDriver::plain_tcp("balia", &opts(&[]), 100);
+        d.set(0, 6, 7);
+        d.ack(0, 1);
+        d.lose(0);
+        assert_eq!(d.subs[0].st.ssthresh, 3);
+    }
+
+    #[test]
+    fn a_state_change_does_not_recalculate_because_linux_tests_the_flag_on_the_meta_socket() {
+        let mut d = equal_windows(&[("growth", "per_packet")], &[100, 200]);
+        d.set(1, 40, 5); // the sibling grew: recalculated, ai_1 would be 50
+        d.set_state(0, CaState::Disorder);
+        assert_eq!(d.acks_to_change(0, 100), Some(22));
+        // After the increment it does recalculate, with x = (159280, 289600).
+        assert_ne!(balia(&d, 0).ai(), 22);
+    }
+}
