@@ -282,6 +282,53 @@ mod tests {
 
     fn coupled_names() -> Vec<&'static str> { REGISTRY.iter().filter(|c| c.kind == Kind::Coupled).map(|c| c.name).collect() }
 
+    /// The same script on `d` and on a plain Reno flow; cwnd and ssthresh must agree at every step.
+    fn assert_same_as_reno(mut d: CoupledDriver, what: &str) {
+        let mut reno = CoupledDriver::plain_tcp("reno", &CcParams::new(), 100);
+        let script: Vec<fn(&mut CoupledDriver)> = vec![
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.lose(0),
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.ack(0, 7),
+            |d| d.rto(0),
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.round(0),
+            |d| d.lose(0),
+            |d| d.round(0),
+            |d| d.round(0),
+        ];
+        let mut in_ca = 0;
+        for (k, step) in script.iter().enumerate() {
+            step(&mut d);
+            step(&mut reno);
+            let (a, b) = (&d.subs[0].st, &reno.subs[0].st);
+            assert_eq!((a.cwnd, a.ssthresh), (b.cwnd, b.ssthresh), "{what}, step {k}");
+            in_ca += !a.in_slow_start() as u32;
+        }
+        assert!(in_ca >= 8, "{what}: the script spends most steps in congestion avoidance");
+    }
+
+    #[test]
+    fn lia_olia_and_balia_on_a_plain_tcp_flow_are_reno() {
+        for name in ["lia", "olia", "balia"] {
+            assert_same_as_reno(CoupledDriver::plain_tcp(name, &CcParams::new(), 100), name);
+        }
+    }
+
+    #[test]
+    fn lia_and_balia_of_v0_94_counting_per_packet_on_a_lone_subflow_are_reno() {
+        for name in ["lia", "balia"] {
+            let p = opts(&[("kernel", "v0.94"), ("growth", "per_packet")]);
+            assert_same_as_reno(CoupledDriver::new(name, &p, &[100]), name);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 

@@ -222,3 +222,148 @@ impl CongestionControl for WVegas {
 
     fn mode(&self) -> &'static str { if self.doing { "wvegas" } else { "reno" } }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::coupled_driver::{opts, CoupledDriver};
+    use crate::cc::AnyCc;
+
+    fn wv(d: &CoupledDriver, i: usize) -> &WVegas {
+        match &d.subs[i].cc {
+            AnyCc::WVegas(w) => w,
+            _ => unreachable!("a wVegas driver"),
+        }
+    }
+
+    /// ACK subflow `i` up to and including the ACK that ends its round; returns the cwnd then.
+    fn finish_round(d: &mut CoupledDriver, i: usize) -> u32 {
+        for _ in 0..100_000 {
+            d.ack(i, 1);
+            if wv(d, i).round_samples() == 0 {
+                return d.cwnd(i);
+            }
+        }
+        unreachable!("no round boundary");
+    }
+
+    /// Subflows in congestion avoidance at `cwnds`, base RTT 100 ms measured by one ACK
+    /// each (a round boundary with one sample: Reno), then every RTT sample `rtt_ms`.
+    fn measured(plain: bool, params: &[(&str, &str)], cwnds: &[u32], rtt_ms: u64) -> CoupledDriver {
+        let mut d = if plain { CoupledDriver::plain_tcp("wvegas", &opts(params), 100) } else { CoupledDriver::new("wvegas", &opts(params), &vec![100; cwnds.len()]) };
+        for (i, &w) in cwnds.iter().enumerate() {
+            d.set(i, w, 2);
+            d.ack(i, 1);
+            assert_eq!(d.cwnd(i), w);
+            d.subs[i].rtt = SimTime::from_ms(rtt_ms);
+        }
+        d
+    }
+
+    #[test]
+    fn rates_three_to_one_give_backlog_targets_seven_and_two() {
+        // cc-coupled.md §3.4: weights 0.75/0.25 of total_alpha 10 → 7.5 and 2.5, floored.
+        let mut d = measured(false, &[], &[300, 100], 110);
+        // Subflow 1's first round: no sibling rate yet, weight 1, alpha 10; rate 300·2^16/110001 = 178.
+        finish_round(&mut d, 0);
+        assert_eq!((wv(&d, 0).instant_rate(), wv(&d, 0).alpha()), (178, 10));
+        d.ack(0, 1); // a sample in its new round: its rate counts for the siblings
+        // Subflow 2: rate 59, weight 59·2^16/(178 + 59) = 16314 (0.249) → alpha 2.
+        finish_round(&mut d, 1);
+        assert_eq!((wv(&d, 1).instant_rate(), wv(&d, 1).weight(), wv(&d, 1).alpha()), (59, 16314, 2));
+        d.ack(1, 1);
+        // Subflow 1 again: weight 178·2^16/237 = 49221 (0.751) → alpha 7.
+        finish_round(&mut d, 0);
+        assert_eq!((wv(&d, 0).weight(), wv(&d, 0).alpha()), (49221, 7));
+    }
+
+    #[test]
+    fn a_backlog_of_four_packets_grows_a_lone_subflow_and_shrinks_one_with_a_fifth_of_the_rate() {
+        // Base 100 ms, mean 105 ms, cwnd 100: diff = 100·5000/105001 = 4 ≥ alpha 2, so alpha is
+        // recomputed: alone, weight 1 → alpha 10 > 4 → cwnd + 1.
+        let mut d = measured(false, &[], &[100], 105);
+        assert_eq!(finish_round(&mut d, 0), 101);
+        assert_eq!(wv(&d, 0).alpha(), 10);
+        // Next to a subflow with 4× the rate: weight 62·2^16/(62 + 249) = 13065 (0.2) → alpha 2 < 4 → cwnd − 1.
+        let mut d = measured(false, &[], &[100, 400], 105);
+        finish_round(&mut d, 1);
+        d.ack(1, 1);
+        assert_eq!(finish_round(&mut d, 0), 99);
+        assert_eq!((wv(&d, 0).weight(), wv(&d, 0).alpha()), (13065, 2));
+    }
+
+    /// The trap (module comment): on a jitter-free link the mean RTT equals the base RTT, q = 0,
+    /// and Linux drains every congestion-avoidance round: cwnd + 1, then × base/(2·rtt) = ½.
+    /// Below ssthresh again, the next round slow-starts back to ssthresh and is drained at its
+    /// end, so cwnd saws between ssthresh/2 and ssthresh forever. Without the zero-queue drain,
+    /// wVegas adds one packet per round (diff 0 < alpha).
+    #[test]
+    fn with_no_queueing_delay_linux_wvegas_halves_every_congestion_avoidance_round() {
+        let mut d = measured(false, &[], &[20], 100);
+        d.subs[0].st.ssthresh = 20;
+        let mut ends = vec![];
+        let mut peak = 0;
+        for _ in 0..5 {
+            loop {
+                d.ack(0, 1);
+                peak = peak.max(d.cwnd(0));
+                if wv(&d, 0).round_samples() == 0 {
+                    break;
+                }
+            }
+            ends.push(d.cwnd(0));
+        }
+        // 20 + 1 = 21 → 21·32768 >> 16 = 10; ssthresh stays 20 (tcp_current_ssthresh).
+        assert_eq!(ends, vec![10; 5]);
+        assert_eq!((peak, d.subs[0].st.ssthresh), (20, 20));
+        let mut d = measured(false, &[("zero_queue_halving", "false")], &[20], 100);
+        let ends: Vec<u32> = (0..5).map(|_| finish_round(&mut d, 0)).collect();
+        assert_eq!(ends, vec![21, 22, 23, 24, 25]);
+        // In slow start (before any loss) there is no drain: diff = 0 ≤ gamma, cwnd keeps doubling.
+        let mut d = CoupledDriver::new("wvegas", &opts(&[]), &[100]);
+        let ends: Vec<u32> = (0..3).map(|_| finish_round(&mut d, 0)).collect();
+        assert!(ends.windows(2).all(|w| w[1] > w[0]), "{ends:?}");
+    }
+
+    #[test]
+    fn the_queue_drains_when_the_queueing_delay_doubles() {
+        // q = 2 ms sets queue_delay; then q = 5 ms ≥ 2·2 ms: cwnd ·= (100001 << 16)/(2·105001) >> 16,
+        // i.e. × 0.476: (100 + 1 + 1)·31207 >> 16 = 48.
+        let mut d = measured(false, &[], &[100], 102);
+        assert_eq!(finish_round(&mut d, 0), 101); // diff 1 < 2: + 1, no drain (2 ms < 4 ms)
+        d.subs[0].rtt = SimTime::from_ms(105);
+        assert_eq!(finish_round(&mut d, 0), 48);
+        // tcp_current_ssthresh keeps the 75 (101·3/4) of the round before: the next round
+        // slow-starts back towards it.
+        assert_eq!(d.subs[0].st.ssthresh, 75);
+    }
+
+    #[test]
+    fn a_plain_tcp_flow_runs_wvegas_too_as_the_linux_module_has_no_mptcp_test() {
+        // diff = 100·30000/130001 = 23 > alpha 10 (weight 1): cwnd − 1, where Reno would only grow.
+        let mut d = measured(true, &[], &[100], 130);
+        assert_eq!(finish_round(&mut d, 0), 99);
+        assert_eq!(wv(&d, 0).alpha(), 10);
+    }
+
+    #[test]
+    fn outside_the_open_state_it_is_reno_and_reopening_starts_afresh() {
+        let mut d = measured(false, &[], &[10], 100);
+        d.set_state(0, CaState::Disorder);
+        assert_eq!(d.subs[0].cc.mode(), "reno");
+        d.set(0, 10, 5);
+        assert_eq!(d.acks_to_change(0, 100), Some(10)); // tcp_reno_cong_avoid: +1 per cwnd packets
+        d.set_state(0, CaState::Open);
+        assert_eq!((d.subs[0].cc.mode(), wv(&d, 0).alpha(), wv(&d, 0).weight()), ("wvegas", 2, 1 << 16));
+    }
+
+    #[test]
+    fn an_rto_forgets_the_rate_the_siblings_see() {
+        let mut d = measured(false, &[], &[300, 100], 110);
+        finish_round(&mut d, 0);
+        d.ack(0, 1);
+        assert_eq!(d.subs[0].cc.export(), [178, 1]);
+        d.rto(0);
+        assert_eq!(d.subs[0].cc.export()[0], 0);
+    }
+}
