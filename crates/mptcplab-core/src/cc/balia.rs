@@ -152,7 +152,7 @@ impl CongestionControl for Balia {
         if !self.mptcp || self.reno_fallback() {
             return Reno.ssthresh(st);
         }
-        ((st.cwnd as u64).wrapping_sub(self.md) as u32).max(1).min(INFINITE_SSTHRESH)
+        ((st.cwnd as u64).wrapping_sub(self.md) as u32).clamp(1, INFINITE_SSTHRESH)
     }
 
     /// `mptcp_balia_set_state` only raises the flag nobody reads (see the module comment).

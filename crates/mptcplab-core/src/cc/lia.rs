@@ -96,7 +96,7 @@ impl Lia {
         }
         let sum = sum.wrapping_mul(sum);
         // Linux divides by zero here if the square wrapped to 0 (it only logs); we keep alpha 1.
-        let alpha = if sum == 0 { 1 } else { (best_cwnd << ALPHA_SCALE_NUM) / sum };
+        let alpha = (best_cwnd << ALPHA_SCALE_NUM).checked_div(sum).unwrap_or(1);
         set_alpha(meta, alpha.max(1)); // `if (unlikely(!alpha)) alpha = 1;`
     }
 }

@@ -167,10 +167,10 @@ pub const REGISTRY: &[CcInfo] = &[
         source: "Khalili et al., CoNEXT 2012 / IEEE/ACM ToN 2013; out-of-tree Linux MPTCP v0.95 net/mptcp/mptcp_olia.c",
         departures: "per-ACK counting (`growth`); change accumulated ×2^10 and applied as ±1 packet at ±1023; \
             l_p = max(bytes acked since the last loss, previous inter-loss distance); window of a path in Recovery is its ssthresh; \
-            |P| counts the subflows that can send (v0.95; v0.94 all established, `paths`); the best-path test wraps in u64 for large l_p·srtt² (`best_path`)",
+            the path count in epsilon = ±1/(paths·count) is the subflows that can send (v0.95; v0.94: all established, `paths`); the best-path test wraps in u64 for large l_p·srtt² (`best_path`)",
         options: &[
             GROWTH,
-            CcOption { name: "paths", kind: OptKind::Choice(&["considered", "established"]), default: "considered", description: "|P| in epsilon: subflows that can send and have an RTT sample (v0.95 established_cnt) or all established subflows (v0.94 cnt_established)" },
+            CcOption { name: "paths", kind: OptKind::Choice(&["considered", "established"]), default: "considered", description: "which subflows the path count in epsilon = ±1/(paths·count) counts: those that can send and have an RTT sample (v0.95 established_cnt) or all established subflows (v0.94 cnt_established)" },
             CcOption { name: "best_path", kind: OptKind::Choice(&["linux", "exact"]), default: "linux", description: "best paths (max l_p/rtt_p²) by Linux's u64 cross products, which wrap for large l_p, or exactly" },
         ],
     },
@@ -193,8 +193,8 @@ pub const REGISTRY: &[CcInfo] = &[
         kind: Kind::Coupled,
         description: "weighted Vegas: delay-based, each subflow's backlog target is its rate share of 10 packets",
         source: "Cao, Xu, Fu, IEEE ICNP 2012; out-of-tree Linux MPTCP v0.94/v0.95 net/mptcp/mptcp_wvegas.c",
-        departures: "mean (not min) RTT of the round; single threshold alpha (no beta); alpha recomputed only when diff ≥ alpha; \
-            queue drain cwnd ·= base/(2·rtt) when the queueing delay doubles, which also fires every round when it is 0 (`zero_queue_halving`); \
+        departures: "Linux specifics: mean (not Vegas' min) RTT of the round, one threshold alpha (no beta), alpha recomputed only when diff ≥ alpha; \
+            the queue drain cwnd ·= base/(2·rtt) when the queueing delay doubles, which also fires every round when it is 0 (`zero_queue_halving`); \
             runs its delay logic on plain TCP too (weight 1); Reno outside the Open state",
         options: &[
             CcOption { name: "zero_queue_halving", kind: OptKind::Bool, default: "true", description: "Linux halves cwnd every congestion-avoidance round when mean RTT = base RTT (q = 0 ≥ 2·0); false skips the drain when q = 0" },
