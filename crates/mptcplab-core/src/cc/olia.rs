@@ -2,8 +2,8 @@
 //! CoNEXT 2012 / ToN 2013; draft-khalili-mptcp-congestion-control), as the out-of-tree
 //! Linux module `net/mptcp/mptcp_olia.c` (v0.94/v0.95). Reference `cc-coupled.md` §3.2.
 //!
-//! Per ACK on path r: `w_r += (w_r/rtt_r²) / (Σ_p w_p/rtt_p)² + ε_r / w_r` (paper eq. 3;
-//! ε_r is the paper's α_r). Linux accumulates the change ×2^10 in a signed counter and
+//! Per ACK on path r: `w_r += (w_r/rtt_r²) / (Σ_p w_p/rtt_p)² + ε_r / w_r` (the OLIA
+//! increase of the paper and the draft; ε_r is their α_r). Linux accumulates the change ×2^10 in a signed counter and
 //! moves cwnd by one packet when the counter reaches ±1023.
 //!
 //! Linux computes ε for every subflow in `mptcp_get_epsilon` but each subflow only reads
@@ -11,8 +11,8 @@
 //! only its own ε, from its siblings' exported inter-loss distances.
 //!
 //! Linux integer effects kept by default (`best_path = "linux"`): the best-path test
-//! `l_p · rtt_best² >= l_best · rtt_p²` multiplies bytes by (8·µs)² in u64 and wraps once
-//! l_p · srtt_us² ≥ 2^64 (l_p ≳ 29 MB at 100 ms), after which B is arbitrary.
+//! `l_p · rtt_best² >= l_best · rtt_p²` multiplies bytes by srtt_us² (srtt_us in 1/8 µs)
+//! in u64 and wraps once l_p · srtt_us² ≥ 2^64 (l_p ≳ 29 MB at 100 ms); B is then arbitrary.
 
 use super::multipath::{can_send, live_paths, srtt_us, Growth};
 use super::{AckSample, CaState, CcState, CongestionControl, Coupling, Reno, SiblingView};
