@@ -5,25 +5,36 @@
 //! variables through `CcState` (Linux: the `tcp_sock` fields a `tcp_congestion_ops`
 //! module writes). Coupled algorithms get a read-only `Coupling` view of their siblings.
 
+pub mod balia;
 pub mod bbr;
 pub mod cubic;
 pub mod hybla;
+pub mod lia;
+pub mod multipath;
+pub mod olia;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
+pub mod wvegas;
+#[cfg(test)]
+pub mod coupled_driver;
 
 use std::cell::Cell;
 
 use crate::units::{Bandwidth, SimTime};
 
+pub use balia::Balia;
 pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use hybla::Hybla;
+pub use lia::Lia;
+pub use olia::Olia;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
 pub use reno::Reno;
 pub use scalable::Scalable;
 pub use vegas::Vegas;
+pub use wvegas::WVegas;
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -74,6 +85,11 @@ pub struct CcState {
     /// Set by a controller that wants the sender to mark its samples app-limited
     /// (Linux BBR writes `tp->app_limited` in PROBE_RTT); the sender clears it.
     pub request_app_limited: bool,
+    /// Linux `snd_una` and `snd_nxt` (subflow sequence space), for controllers that mark
+    /// positions in the stream when no ACK is at hand (OLIA's loss marks at `init`,
+    /// wVegas' RTT round on `set_state(Open)`).
+    pub snd_una: u32,
+    pub snd_nxt: u32,
 }
 
 impl CcState {
@@ -91,6 +107,8 @@ impl CcState {
             ca_state: CaState::Open,
             seed: 0,
             request_app_limited: false,
+            snd_una: 0,
+            snd_nxt: 0,
         }
     }
 
@@ -303,6 +321,10 @@ pub enum AnyCc {
     Scalable(Scalable),
     Vegas(Vegas),
     Bbr(Box<Bbr>),
+    Lia(Lia),
+    Olia(Olia),
+    Balia(Balia),
+    WVegas(WVegas),
     Dyn(Box<dyn CongestionControl + Send>),
 }
 
@@ -315,6 +337,10 @@ macro_rules! dispatch {
             AnyCc::Scalable($c) => $e,
             AnyCc::Vegas($c) => $e,
             AnyCc::Bbr($c) => $e,
+            AnyCc::Lia($c) => $e,
+            AnyCc::Olia($c) => $e,
+            AnyCc::Balia($c) => $e,
+            AnyCc::WVegas($c) => $e,
             AnyCc::Dyn($c) => $e,
         }
     };

@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{AnyCc, Bbr, Cubic, Hybla, Reno, Scalable, Vegas};
+use super::lia::BestPath;
+use super::multipath::{Growth, Kernel};
+use super::olia::{OliaBest, Paths};
+use super::{AnyCc, Balia, Bbr, Cubic, Hybla, Lia, Olia, Reno, Scalable, Vegas, WVegas};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -203,6 +206,60 @@ pub const REGISTRY: &[CcInfo] = &[
         options: BBR_OPTIONS,
     },
     CcInfo {
+        name: "lia",
+        kind: Kind::Coupled,
+        description: "Linked Increases: coupled increase, Reno decrease",
+        source: "RFC 6356; out-of-tree Linux MPTCP v0.95 net/mptcp/mptcp_coupled.c (\"lia\")",
+        departures: "per-ACK counting (`growth`); +1 packet per thresh+1 ACKs (Linux counter), so even one subflow grows slightly slower than Reno; \
+            the best path maximises (cwnd << 32) / srtt_us² with srtt_us in 1/8 µs, which is 0 for RTT > 8.2 ms·√cwnd, and then the last subflow wins (`best_path`); \
+            alpha kept ×2^12 / cwnd_total, so it is coarse for large windows; v0.95 computes alpha even for one subflow (v0.94: Reno, `kernel`)",
+        options: &[
+            GROWTH,
+            CcOption { name: "kernel", kind: OptKind::Choice(&["v0.95", "v0.94"]), default: "v0.95", description: "v0.94 falls back to Reno (alpha = 1) with at most one established subflow; v0.95 computes alpha from the subflows that can send" },
+            CcOption { name: "best_path", kind: OptKind::Choice(&["linux", "exact"]), default: "linux", description: "best path (max cwnd/rtt²) by Linux's integer quotient, which underflows at WAN RTTs, or by an exact comparison (RFC 6356)" },
+        ],
+    },
+    CcInfo {
+        name: "olia",
+        kind: Kind::Coupled,
+        description: "Opportunistic Linked Increases: coupled increase plus a transfer term from max-window paths to best paths",
+        source: "Khalili et al., CoNEXT 2012 / IEEE/ACM ToN 2013; out-of-tree Linux MPTCP v0.95 net/mptcp/mptcp_olia.c",
+        departures: "per-ACK counting (`growth`); change accumulated ×2^10 and applied as ±1 packet at ±1023; \
+            l_p = max(bytes acked since the last loss, previous inter-loss distance); window of a path in Recovery is its ssthresh; \
+            the path count in epsilon = ±1/(paths·count) is the subflows that can send (v0.95; v0.94: all established, `paths`); the best-path test wraps in u64 for large l_p·srtt² (`best_path`)",
+        options: &[
+            GROWTH,
+            CcOption { name: "paths", kind: OptKind::Choice(&["considered", "established"]), default: "considered", description: "which subflows the path count in epsilon = ±1/(paths·count) counts: those that can send and have an RTT sample (v0.95 established_cnt) or all established subflows (v0.94 cnt_established)" },
+            CcOption { name: "best_path", kind: OptKind::Choice(&["linux", "exact"]), default: "linux", description: "best paths (max l_p/rtt_p²) by Linux's u64 cross products, which wrap for large l_p, or exactly" },
+        ],
+    },
+    CcInfo {
+        name: "balia",
+        kind: Kind::Coupled,
+        description: "Balanced Linked Adaptation: coupled increase and coupled decrease",
+        source: "Peng, Walid, Hwang, Low, IEEE/ACM ToN 24(1) 2016; out-of-tree Linux MPTCP v0.95 net/mptcp/mptcp_balia.c",
+        departures: "per-ACK counting (`growth`); increase as +1 packet per ai+1 ACKs with ai floored; \
+            alpha = max_rate / x_r floored, so min(alpha, 1.5) is 1 or 1.5 (`integer_ratio`); decrease md = ⌊cwnd/2⌋·min(alpha,1.5) floored, ssthresh = max(cwnd − md, 1) even for one subflow (v0.94: Reno, `kernel`); \
+            ai/md refreshed only in slow start, after an increment and at COMPLETE_CWR/LOSS (the lazy update after set_state never fires in Linux)",
+        options: &[
+            GROWTH,
+            CcOption { name: "kernel", kind: OptKind::Choice(&["v0.95", "v0.94"]), default: "v0.95", description: "v0.94 behaves as Reno (increase and ssthresh) with at most one established subflow; v0.95 always uses ai and md" },
+            CcOption { name: "integer_ratio", kind: OptKind::Bool, default: "true", description: "floor alpha = max_rate/x_r in the decrease min(alpha, 1.5) as Linux; false uses the real ratio (the paper)" },
+        ],
+    },
+    CcInfo {
+        name: "wvegas",
+        kind: Kind::Coupled,
+        description: "weighted Vegas: delay-based, each subflow's backlog target is its rate share of 10 packets",
+        source: "Cao, Xu, Fu, IEEE ICNP 2012; out-of-tree Linux MPTCP v0.94/v0.95 net/mptcp/mptcp_wvegas.c",
+        departures: "Linux specifics: mean (not Vegas' min) RTT of the round, one threshold alpha (no beta), alpha recomputed only when diff ≥ alpha; \
+            the queue drain cwnd ·= base/(2·rtt) when the queueing delay doubles, which also fires every round when it is 0 (`zero_queue_halving`); \
+            runs its delay logic on plain TCP too (weight 1); Reno outside the Open state",
+        options: &[
+            CcOption { name: "zero_queue_halving", kind: OptKind::Bool, default: "true", description: "Linux halves cwnd every congestion-avoidance round when mean RTT = base RTT (q = 0 ≥ 2·0); false skips the drain when q = 0" },
+        ],
+    },
+    CcInfo {
         name: "coupled_bbr",
         kind: Kind::Coupled,
         description: "Coupled BBR: BBR whose six steady PROBE_BW phases pace at alpha_i = (4 beta_i - 1)/3",
@@ -283,6 +340,30 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
                 b.phase_srtt = o.choice("phase_length") == "srtt";
             }
             AnyCc::Bbr(Box::new(b))
+        }
+        "lia" => AnyCc::Lia(Lia {
+            growth: Growth::from_choice(&o.choice("growth")),
+            kernel: Kernel::from_choice(&o.choice("kernel")),
+            best_path: BestPath::from_choice(&o.choice("best_path")),
+        }),
+        "olia" => {
+            let mut c = Olia::default();
+            c.growth = Growth::from_choice(&o.choice("growth"));
+            c.paths = if o.choice("paths") == "established" { Paths::Established } else { Paths::Considered };
+            c.best_path = if o.choice("best_path") == "exact" { OliaBest::Exact } else { OliaBest::Linux };
+            AnyCc::Olia(c)
+        }
+        "balia" => {
+            let mut c = Balia::default();
+            c.growth = Growth::from_choice(&o.choice("growth"));
+            c.kernel = Kernel::from_choice(&o.choice("kernel"));
+            c.integer_ratio = o.bool("integer_ratio");
+            AnyCc::Balia(c)
+        }
+        "wvegas" => {
+            let mut c = WVegas::default();
+            c.zero_queue_halving = o.bool("zero_queue_halving");
+            AnyCc::WVegas(c)
         }
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })

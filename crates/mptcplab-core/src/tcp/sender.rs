@@ -209,6 +209,8 @@ impl SubflowTx {
         };
         let mut seed = iss as u64 ^ 0x6262_725f_7365_6564;
         s.st.seed = crate::rng::splitmix64(&mut seed);
+        s.st.snd_una = iss;
+        s.st.snd_nxt = iss;
         s.cc.init(now, &mut s.st);
         s
     }
@@ -363,6 +365,7 @@ impl SubflowTx {
         self.rate_snapshot(&mut seg);
         self.segs.push_back(seg);
         self.snd_nxt = seq.wrapping_add(len);
+        self.st.snd_nxt = self.snd_nxt;
         self.packets_out += 1;
         self.stats.segs_sent += 1;
         self.stats.bytes_sent += len as u64;
@@ -513,6 +516,7 @@ impl SubflowTx {
                 self.lost_hint = self.lost_hint.saturating_sub(1);
             }
             self.snd_una = ack;
+            self.st.snd_una = ack;
             res.snd_una_advanced = true;
             self.stats.bytes_acked += res.bytes_acked;
         }
