@@ -112,14 +112,12 @@ fn goal1(ccs: &[&str]) {
     f.name = "single".into();
     single.connections.clear();
     single.flows.insert(0, f);
-    let base: Vec<f64> = (1..=5).map(|seed| window_goodput(&single, seed, 10, 70)[0]).collect();
-    let (bm, bci) = mean_ci(&base);
+    let (bm, bci) = over_seeds(|seed| window_goodput(&single, seed, 10, 70)[0]);
     println!("acceptance 2, goal 1: single Reno flow on path a: {bm:.2} ± {bci:.2} Mbit/s");
     let mut bad = vec![];
     for &cc in ccs {
         let sc = with_cc("scenarios/cc/rfc6356-goal1.toml", cc);
-        let g: Vec<f64> = (1..=5).map(|seed| window_goodput(&sc, seed, 10, 70)[0]).collect();
-        let (m, ci) = mean_ci(&g);
+        let (m, ci) = over_seeds(|seed| window_goodput(&sc, seed, 10, 70)[0]);
         println!("acceptance 2, goal 1: {cc}: MPTCP {m:.2} ± {ci:.2} Mbit/s = {:.3} of the single flow", m / bm);
         if m < 0.9 * bm {
             bad.push(format!("{cc}: MPTCP {m:.2} < 0.9 x single flow {bm:.2}"));
@@ -128,15 +126,15 @@ fn goal1(ccs: &[&str]) {
     assert!(bad.is_empty(), "{bad:?}");
 }
 
+/// Mean and 95 % CI of `f(seed)` over seeds 1..=5.
+fn over_seeds(f: impl Fn(u64) -> f64) -> (f64, f64) { mean_ci(&(1..=5).map(f).collect::<Vec<_>>()) }
+
 fn goal2_share(cc: &str) -> f64 {
     let sc = with_cc("scenarios/cc/rfc6356-goal2.toml", cc);
-    let shares: Vec<f64> = (1..=5)
-        .map(|seed| {
-            let g = window_goodput(&sc, seed, 10, 70);
-            g[0] / (g[0] + g[1])
-        })
-        .collect();
-    let (m, ci) = mean_ci(&shares);
+    let (m, ci) = over_seeds(|seed| {
+        let g = window_goodput(&sc, seed, 10, 70);
+        g[0] / (g[0] + g[1])
+    });
     println!("acceptance 2, goal 2: {cc}: MPTCP share {:.1} % ± {:.1}", 100.0 * m, 100.0 * ci);
     m
 }
@@ -161,13 +159,10 @@ fn goal2(ccs: &[&str]) {
 
 fn goal3_share(cc: &str) -> f64 {
     let sc = with_cc("scenarios/cc/rfc6356-goal3.toml", cc);
-    let shares: Vec<f64> = (1..=5)
-        .map(|seed| {
-            let (g, sf) = window_with_subflows(&sc, seed, 10, 70);
-            sf[0] / (sf[0] + g[1] + g[2])
-        })
-        .collect();
-    let (m, ci) = mean_ci(&shares);
+    let (m, ci) = over_seeds(|seed| {
+        let (g, sf) = window_with_subflows(&sc, seed, 10, 70);
+        sf[0] / (sf[0] + g[1] + g[2])
+    });
     println!("acceptance 2, goal 3: {cc}: MPTCP share of path a {:.1} % ± {:.1}", 100.0 * m, 100.0 * ci);
     m
 }
