@@ -495,4 +495,61 @@ mod tests {
             }
         }
     }
+
+    /// Any controller of the registry, any sequence of ACK bursts, losses, RTOs and idle
+    /// gaps: cwnd stays finite and >= 1, ssthresh >= 2, a pacing rate is positive and
+    /// finite, and nothing panics.
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+        use test_driver::Driver;
+
+        #[derive(Clone, Debug)]
+        enum Step {
+            Acks(u32),
+            Round,
+            Lose,
+            Rto,
+            Idle(u64),
+        }
+
+        fn step() -> impl Strategy<Value = Step> {
+            prop_oneof![
+                (1..200u32).prop_map(Step::Acks),
+                Just(Step::Round),
+                Just(Step::Lose),
+                Just(Step::Rto),
+                (1..5_000u64).prop_map(Step::Idle),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+            #[test]
+            fn every_controller_survives_any_event_sequence(
+                rtt_ms in 1..1_000u64,
+                pipe in 1..5_000u32,
+                steps in proptest::collection::vec(step(), 1..80),
+            ) {
+                for info in REGISTRY {
+                    let mut d = Driver::new(make_default(info.name).unwrap(), SimTime::from_ms(rtt_ms));
+                    d.pipe = pipe;
+                    for s in &steps {
+                        match *s {
+                            Step::Acks(n) => d.ack_n(n),
+                            Step::Round => d.round(),
+                            Step::Lose => d.lose(),
+                            Step::Rto => d.rto(),
+                            Step::Idle(ms) => d.advance(SimTime::from_ms(ms)),
+                        }
+                        prop_assert!(d.st.cwnd >= MIN_CWND && d.st.cwnd < 1 << 30, "{}: cwnd {}", info.name, d.st.cwnd);
+                        prop_assert!(d.st.ssthresh >= 2, "{}: ssthresh {}", info.name, d.st.ssthresh);
+                        if let Some(r) = d.cc.pacing_rate(&d.st) {
+                            prop_assert!(r.0.is_finite() && r.0 > 0.0, "{}: pacing rate {}", info.name, r.0);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
