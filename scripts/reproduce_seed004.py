@@ -178,6 +178,51 @@ def fig17a(seeds, workers):
     return rows, t_mp, t_bg, t_ut, claims
 
 
+# ------------------------------------------------------------------ diagnostics
+# Added after the primary results were seen (they explain them; no verdict depends on them).
+def diagnostics(seeds, workers):
+    def same(cc):
+        return {"connections[0].cc": cc, **{f"flows[{i}].cc": cc for i in range(4)}}
+
+    linux_order = {"connections[0].paths": ["p2", "p1"]}  # initial subflow (p1) iterated last, as in Linux
+    t1v = [
+        (Variant("lia (primary)", same("lia")), "mptcp#0", "mptcp#1"),
+        (Variant("lia, subflows listed [p2, p1] (Linux iteration order)", {**same("lia"), **linux_order}), "mptcp#1", "mptcp#0"),
+        (Variant("lia, cc_options.best_path = \"exact\"", {**same("lia"), "connections[0].cc_options": {"best_path": "exact"}}), "mptcp#0", "mptcp#1"),
+        (Variant("olia, subflows listed [p2, p1]", {**same("olia"), **linux_order}), "mptcp#1", "mptcp#0"),
+        (Variant("balia, subflows listed [p2, p1]", {**same("balia"), **linux_order}), "mptcp#1", "mptcp#0"),
+    ]
+    rows = run_variants(TABLE1, [v for v, _, _ in t1v], seeds, WINDOW, workers=workers)
+    out = ("Table I scenario, LIA/OLIA/BALIA with the subflow list reversed or LIA's exact best-path test:\n\n"
+           "| variant | MPTCP | subflow on p1 | subflow on p2 |\n|---|---|---|---|\n")
+    res = {}
+    for v, k1, k2 in t1v:
+        rs = [r for r in rows if r["variant"] == v.label]
+        res[v.label] = stat(rs, lambda r: r["goodput"]["mptcp"])
+        out += (f"| {v.label} | {fmt(res[v.label])} | {fmt(stat(rs, lambda r: r['subflows'][k1]))} | "
+                f"{fmt(stat(rs, lambda r: r['subflows'][k2]))} |\n")
+    three = [res[t1v[1][0].label], res[t1v[3][0].label], res[t1v[4][0].label]]
+    m3 = sum(x[0] for x in three) / 3
+    out += ("\nT2 re-evaluated with all three in Linux iteration order (diagnostic only): mean "
+            f"{m3:.2f} Mbit/s; deviations LIA {three[0][0] / m3 * 100 - 100:+.1f} %, OLIA "
+            f"{three[1][0] / m3 * 100 - 100:+.1f} %, BALIA {three[2][0] / m3 * 100 - 100:+.1f} %.\n\n")
+
+    f17v = [
+        Variant("coupled_bbr, 3 subflows (primary), 0 %", {}),
+        Variant("coupled_bbr, 1 subflow (p1 only) = BBR, 0 %", {"connections[0].paths": ["p1"]}),
+        Variant("bbr uncoupled, 3 subflows, 0 %", {"connections[0].cc": "bbr"}),
+        Variant("bbr uncoupled, 3 subflows, 0.5 %", {"connections[0].cc": "bbr", **{f"links[{i}].loss": 0.005 for i in range(3)}}),
+    ]
+    rows = run_variants(FIG17A, f17v, seeds, WINDOW, workers=workers)
+    out += ("Fig. 17a scenario (BBR background flows): what Coupled BBR takes compared with one BBR flow and "
+            "with uncoupled BBR:\n\n| variant | MPTCP | background on p1 | background, sum of 3 |\n|---|---|---|---|\n")
+    for v in f17v:
+        rs = [r for r in rows if r["variant"] == v.label]
+        out += (f"| {v.label} | {fmt(stat(rs, lambda r: r['goodput']['mptcp']))} | {fmt(stat(rs, lambda r: r['goodput']['bg1']))} | "
+                f"{fmt(stat(rs, lambda r: sum(r['goodput'][f] for f in F17_BG)))} |\n")
+    return out
+
+
 def claims_md(claims):
     out = "| claim | verdict | what | measured |\n|---|---|---|---|\n"
     for cid, v, what, fig in claims:
@@ -202,6 +247,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--only", choices=["table1", "fig17a"])
     ap.add_argument("--no-write", action="store_true", help="print only; do not write the docs page")
+    ap.add_argument("--no-diagnostics", action="store_true", help="skip the diagnostic variants")
     a = ap.parse_args()
     seeds = list(range(1, a.seeds + 1))
     t0 = time.time()
@@ -231,6 +277,11 @@ def main() -> None:
                "\nBackground TCP goodput, sum of the three flows, Mbit/s:\n\n" + t_bg +
                "\nUtilisation (MPTCP + 3 TCP) / 300 Mbit/s:\n\n" + t_ut +
                "\nClaims:\n\n" + claims_md(claims) + "\n")
+        print(sec)
+        gen += sec
+    if a.only is None and not a.no_diagnostics:
+        sec = ("### Diagnostics (added after the primary results were seen; no verdict depends on them)\n\n"
+               + diagnostics(seeds, a.workers) + "\n")
         print(sec)
         gen += sec
     wall = time.time() - t0
