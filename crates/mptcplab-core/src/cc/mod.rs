@@ -258,6 +258,10 @@ impl SiblingView {
 
 /// The siblings of the subflow being updated (`me` indexes into `subflows`).
 ///
+/// `subflows` is in the order the out-of-tree kernel walks a connection's subflows
+/// (`mptcp_for_each_sk`): newest first. Linux modules break ties by that order (LIA's and
+/// OLIA's best path with `>=`: the last visited, i.e. the oldest, wins).
+///
 /// The entry at `me` is a snapshot taken before this call; a controller reads its own
 /// live values from `CcState`. `meta` is connection-level state shared by the
 /// controllers of one connection (Linux: the meta socket's `icsk_ca_priv`, e.g. LIA's

@@ -95,6 +95,12 @@ pub struct Connection {
     pub stats: ConnStats,
     views: Vec<SubflowView>,
     siblings: Vec<SiblingView>,
+    /// Subflow indices in creation order, and in the kernel's iteration order (newest
+    /// first: `mptcp_add_sock` links each new subflow at the head of the list), with the
+    /// position of each subflow in the latter (`siblings` follows that order).
+    created: Vec<usize>,
+    order: Vec<usize>,
+    order_pos: Vec<usize>,
     /// Connection-level state of a coupled controller (Linux: the meta socket's CC).
     meta_cc: Cell<[u64; 2]>,
     actions: Vec<Action>,
@@ -151,6 +157,9 @@ impl Connection {
             stats: ConnStats::default(),
             views: Vec::new(),
             siblings: Vec::new(),
+            created: Vec::new(),
+            order: (0..routes.len()).collect(),
+            order_pos: (0..routes.len()).collect(),
             meta_cc: Cell::new([0; 2]),
             actions: Vec::new(),
             pm_actions: Vec::new(),
@@ -167,6 +176,13 @@ impl Connection {
     }
 
     fn send_syn(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        if !self.created.contains(&i) {
+            self.created.push(i);
+            self.order = self.created.iter().rev().copied().chain((0..self.subflows.len()).filter(|j| !self.created.contains(j))).collect();
+            for (pos, &j) in self.order.iter().enumerate() {
+                self.order_pos[j] = pos;
+            }
+        }
         let s = &mut self.subflows[i];
         s.state = SubState::SynSent;
         s.syn_sent_at = now;
@@ -322,7 +338,7 @@ impl Connection {
         if needs_coupling {
             self.refresh_siblings();
         }
-        let coupling = if needs_coupling { Coupling { me: i, subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
+        let coupling = if needs_coupling { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
         let res = self.subflows[i].tx.on_ack(now, pkt.ack, pkt.sack_blocks(), &coupling);
         // The subflow keeps the window its own ACKs advertise (Linux
         // tcp_ack_update_window on the subflow: only an ACK that advances snd_una, or a
@@ -338,7 +354,7 @@ impl Connection {
 
     fn refresh_siblings(&mut self) {
         self.siblings.clear();
-        for s in &self.subflows {
+        for s in self.order.iter().map(|&j| &self.subflows[j]) {
             let t = &s.tx;
             self.siblings.push(SiblingView {
                 cwnd: t.st.cwnd,
@@ -384,7 +400,7 @@ impl Connection {
                         if needs_coupling {
                             self.refresh_siblings();
                         }
-                        let coupling = if needs_coupling { Coupling { me: i, subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
+                        let coupling = if needs_coupling { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
                         if due && self.subflows[i].tx.on_rto(now, &coupling) {
                             if self.cfg.mptcp && self.subflows.len() > 1 {
                                 // Out-of-tree MPTCP reinjects a subflow's unacked data on an RTO.
@@ -568,7 +584,7 @@ impl Connection {
             let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len: next.unwrap_or(0), window_limited, reinject, una, sndbuf_full };
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
-            self.sched.schedule(&SchedView { now, subflows: &self.views, meta }, &mut actions);
+            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta }, &mut actions);
             let mut sent = false;
             for a in actions.iter() {
                 match *a {

@@ -83,6 +83,10 @@ pub struct MetaView {
 pub struct SchedView<'a> {
     pub now: SimTime,
     pub subflows: &'a [SubflowView],
+    /// Subflow indices in the order the out-of-tree kernel walks them
+    /// (`mptcp_for_each_sk`): newest first, since `mptcp_add_sock` links each new
+    /// subflow at the head of the connection's list. Ties go by this order.
+    pub order: &'a [usize],
     pub meta: MetaView,
 }
 
@@ -115,18 +119,18 @@ impl MinRtt {
     /// subflows, pass 2 over backups. Unused subflows are preferred; min SRTT wins (strict
     /// `<`, first wins ties). `Err(())` means "wait": an unused active subflow exists but
     /// is only temporarily unavailable.
-    pub fn pick(subs: &[SubflowView], path_mask: u64) -> Result<Option<usize>, ()> {
-        let (best, force) = Self::selectors(subs, path_mask, false);
+    pub fn pick(subs: &[SubflowView], order: &[usize], path_mask: u64) -> Result<Option<usize>, ()> {
+        let (best, force) = Self::selectors(subs, order, path_mask, false);
         if force {
             return best.map(Some).ok_or(());
         }
-        let (best_backup, force) = Self::selectors(subs, path_mask, true);
+        let (best_backup, force) = Self::selectors(subs, order, path_mask, true);
         if force {
             return best_backup.map(Some).ok_or(());
         }
         // Nothing unused: the segment was sent everywhere; retry as if it never was.
         if path_mask != 0 {
-            if let (Some(b), _) = Self::selectors(subs, 0, false) {
+            if let (Some(b), _) = Self::selectors(subs, order, 0, false) {
                 return Ok(Some(b));
             }
         }
@@ -136,11 +140,12 @@ impl MinRtt {
     /// `get_subflow_from_selectors` over the active (or backup) subflows: returns the
     /// choice and `force` (an unused subflow was chosen, or none was but an unused one is
     /// only temporarily unavailable).
-    fn selectors(subs: &[SubflowView], path_mask: u64, backup: bool) -> (Option<usize>, bool) {
+    fn selectors(subs: &[SubflowView], order: &[usize], path_mask: u64, backup: bool) -> (Option<usize>, bool) {
         let mut best: Option<usize> = None;
         let mut best_unused = false;
         let mut unused_temp_unavail = false;
-        for (i, s) in subs.iter().enumerate() {
+        for &i in order {
+            let s = &subs[i];
             if s.backup != backup || !s.established {
                 continue;
             }
@@ -176,7 +181,7 @@ impl MinRtt {
         // subflow (in list order) that carries the head is considered (`break` in
         // mptcp_sched.c v0.9x), and halved if it is slower and in the Open state.
         if may_penalise && v.now.saturating_sub(self.last_rbuf_opti[sk]) >= me.srtt {
-            if let Some((i, s)) = v.subflows.iter().enumerate().find(|&(i, _)| i != sk && mask & (1 << i) != 0) {
+            if let Some((i, s)) = v.order.iter().map(|&i| (i, &v.subflows[i])).find(|&(i, _)| i != sk && mask & (1 << i) != 0) {
                 if me.srtt < s.srtt && s.ca_state == CaState::Open {
                     out.push(Action::Penalise { sub: i });
                     self.last_rbuf_opti[sk] = v.now;
@@ -187,7 +192,8 @@ impl MinRtt {
             return;
         }
         let mut do_retrans = false;
-        for (i, s) in v.subflows.iter().enumerate() {
+        for &i in v.order {
+            let s = &v.subflows[i];
             if i == sk || mask & (1 << i) == 0 {
                 continue;
             }
@@ -213,13 +219,13 @@ impl Scheduler for MinRtt {
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) {
         // Reinjections first.
         if let Some((_, _, mask)) = v.meta.reinject {
-            if let Ok(Some(sub)) = Self::pick(v.subflows, mask) {
+            if let Ok(Some(sub)) = Self::pick(v.subflows, v.order, mask) {
                 out.push(Action::Send { sub, seg: Segment::Reinject });
                 return;
             }
         }
         if v.meta.new_data {
-            if let Ok(Some(sub)) = Self::pick(v.subflows, 0) {
+            if let Ok(Some(sub)) = Self::pick(v.subflows, v.order, 0) {
                 out.push(Action::Send { sub, seg: Segment::New });
             }
             return;
@@ -227,13 +233,13 @@ impl Scheduler for MinRtt {
         if v.meta.window_limited {
             // New data does not fit the peer's window: retransmit the blocking segment on
             // the fast subflow and penalise the slow one (penal = 1).
-            if let Ok(Some(sub)) = Self::pick(v.subflows, 0) {
+            if let Ok(Some(sub)) = Self::pick(v.subflows, v.order, 0) {
                 self.rcv_buf_optimization(v, sub, true, out);
             }
             return;
         }
         if v.meta.sndbuf_full {
-            if let Ok(Some(sub)) = Self::pick(v.subflows, 0) {
+            if let Ok(Some(sub)) = Self::pick(v.subflows, v.order, 0) {
                 self.rcv_buf_optimization(v, sub, false, out);
             }
         }
@@ -284,22 +290,22 @@ mod tests {
         // schedulers.md §4.1 test vectors.
         let a = sv(10, 10, 0);
         let b = sv(50, 10, 0);
-        assert_eq!(MinRtt::pick(&[a, b], 0), Ok(Some(0)));
+        assert_eq!(MinRtt::pick(&[a, b], &[0, 1], 0), Ok(Some(0)));
         let a_full = sv(10, 10, 10);
-        assert_eq!(MinRtt::pick(&[a_full, b], 0), Ok(Some(1)));
+        assert_eq!(MinRtt::pick(&[a_full, b], &[0, 1], 0), Ok(Some(1)));
         let a_rec = SubflowView { ca_state: CaState::Recovery, ..a };
-        assert_eq!(MinRtt::pick(&[a_rec, b], 0), Ok(Some(0)));
+        assert_eq!(MinRtt::pick(&[a_rec, b], &[0, 1], 0), Ok(Some(0)));
         let a_loss = SubflowView { ca_state: CaState::Loss, ..a };
-        assert_eq!(MinRtt::pick(&[a_loss, b], 0), Ok(Some(1)));
+        assert_eq!(MinRtt::pick(&[a_loss, b], &[0, 1], 0), Ok(Some(1)));
     }
 
     #[test]
     fn backups_are_used_only_when_no_active_subflow_is_usable() {
         let a = sv(10, 10, 0);
         let c = SubflowView { backup: true, ..sv(5, 10, 0) };
-        assert_eq!(MinRtt::pick(&[a, c], 0), Ok(Some(0)));
+        assert_eq!(MinRtt::pick(&[a, c], &[0, 1], 0), Ok(Some(0)));
         let a_down = SubflowView { established: false, ..a };
-        assert_eq!(MinRtt::pick(&[a_down, c], 0), Ok(Some(1)));
+        assert_eq!(MinRtt::pick(&[a_down, c], &[0, 1], 0), Ok(Some(1)));
     }
 
     #[test]
@@ -309,20 +315,20 @@ mod tests {
         let subs = [sv(10, 10, 0), sv(50, 10, 10)];
         let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false };
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1], meta }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }, Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
         // Penalisation again within one SRTT of A: only the retransmission.
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(1) + SimTime::from_ms(5), subflows: &subs, meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1) + SimTime::from_ms(5), subflows: &subs, order: &[0, 1], meta }, &mut out);
         assert_eq!(out, vec![Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
         // B srtt 30: 4*10 >= 30 -> no retransmission; B cwnd 4 -> retransmit.
         let subs = [sv(10, 10, 0), sv(30, 10, 10)];
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(3), subflows: &subs, meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(3), subflows: &subs, order: &[0, 1], meta }, &mut out);
         assert!(!out.iter().any(|a| matches!(a, Action::Send { .. })));
         let subs = [sv(10, 10, 0), sv(30, 4, 4)];
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, order: &[0, 1], meta }, &mut out);
         assert!(out.contains(&Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }));
     }
 
@@ -332,7 +338,19 @@ mod tests {
         let subs = [sv(10, 10, 0), sv(50, 10, 10), sv(80, 10, 10)];
         let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false };
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1, 2], meta }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }]);
+        // The kernel walks newest first: with order [0, 2, 1] subflow 2 is the first.
+        let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
+        let mut out = vec![];
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 2, 1], meta }, &mut out);
+        assert_eq!(out, vec![Action::Penalise { sub: 2 }]);
+    }
+
+    #[test]
+    fn equal_rtts_go_to_the_subflow_the_kernel_walks_first() {
+        let (a, b) = (sv(20, 10, 0), sv(20, 10, 0));
+        assert_eq!(MinRtt::pick(&[a, b], &[0, 1], 0), Ok(Some(0)));
+        assert_eq!(MinRtt::pick(&[a, b], &[1, 0], 0), Ok(Some(1)));
     }
 }
