@@ -8,6 +8,7 @@ pub mod cc;
 pub mod metrics;
 pub mod mptcp;
 pub mod net;
+pub mod options;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

@@ -3,7 +3,7 @@
 
 use crate::metrics::{CcSnapshot, Metrics};
 use crate::mptcp::conn::{Connection, SubState, TimerRequest};
-use crate::mptcp::scheduler::{AnyScheduler, MinRtt, MinRttOptions};
+use crate::mptcp::scheduler::MinRttOptions;
 use crate::mptcp::pm;
 use crate::net::{LinkDir, Offer, Packet, PacketKind, Route};
 use crate::rng::Rng;
@@ -99,11 +99,9 @@ impl Simulator {
             let backup: Vec<bool> = c.paths.iter().map(|&p| plan.paths[p].backup).collect();
             let mut rng = Rng::stream(seed, &format!("conn/{}/iss", c.cfg.name));
             let iss: Vec<u32> = c.paths.iter().map(|_| rng.next_u64() as u32).collect();
-            let sched = AnyScheduler::MinRtt(MinRtt::new(MinRttOptions {
-                opportunistic_retransmission: c.opportunistic_retransmission,
-                penalisation: c.penalisation,
-            }));
-            let pmgr = pm::make(&c.path_manager).ok_or_else(|| ScenarioError::new("path_manager", format!("unknown path manager {:?}", c.path_manager)))?;
+            let flags = MinRttOptions { opportunistic_retransmission: c.opportunistic_retransmission, penalisation: c.penalisation };
+            let sched = crate::mptcp::scheduler::make(&c.scheduler, &c.scheduler_params, flags).map_err(|e| ScenarioError::new("scheduler", e.message))?;
+            let pmgr = pm::make(&c.path_manager, &c.pm_params).map_err(|e| ScenarioError::new("path_manager", e.message))?;
             let mut cfg = c.cfg.clone();
             if plan.start_jitter > SimTime::ZERO {
                 let mut r = Rng::stream(seed, &format!("conn/{}/start", c.cfg.name));

@@ -2,7 +2,8 @@
 //! options, and where it departs from its source. `mptcplab list --markdown` prints
 //! this table, so the documentation cannot drift from the code.
 
-use std::collections::BTreeMap;
+pub use crate::options::{OptKind, OptValue, OptionSpec as CcOption, Opts};
+use crate::options::{OptionError, Params};
 
 use super::lia::BestPath;
 use super::multipath::{Growth, Kernel};
@@ -26,22 +27,6 @@ impl Kind {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-pub enum OptKind {
-    Bool,
-    Int { min: i64, max: i64 },
-    Choice(&'static [&'static str]),
-}
-
-/// One named option of a controller, with its default as it would be written in TOML.
-#[derive(Clone, Copy, Debug)]
-pub struct CcOption {
-    pub name: &'static str,
-    pub kind: OptKind,
-    pub default: &'static str,
-    pub description: &'static str,
-}
-
 #[derive(Debug)]
 pub struct CcInfo {
     pub name: &'static str,
@@ -58,65 +43,10 @@ impl CcInfo {
     pub fn option(&self, name: &str) -> Option<&'static CcOption> { self.options.iter().find(|o| o.name == name) }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum OptValue {
-    Bool(bool),
-    Int(i64),
-    Text(String),
-}
-
-impl OptValue {
-    fn describe(&self) -> String {
-        match self {
-            OptValue::Bool(b) => format!("{b}"),
-            OptValue::Int(i) => format!("{i}"),
-            OptValue::Text(t) => format!("{t:?}"),
-        }
-    }
-}
-
 /// Options a scenario gives a controller (`cc_options`), by name.
-pub type CcParams = BTreeMap<String, OptValue>;
-
+pub type CcParams = Params;
 /// A bad controller name or option. `option` is None when the name is unknown.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CcError {
-    pub option: Option<String>,
-    pub message: String,
-}
-
-/// Typed access to validated options, falling back to the registry's defaults.
-pub struct Opts<'a> {
-    info: &'static CcInfo,
-    given: &'a CcParams,
-}
-
-impl Opts<'_> {
-    fn value(&self, name: &str) -> OptValue {
-        if let Some(v) = self.given.get(name) {
-            return v.clone();
-        }
-        let o = self.info.option(name).unwrap_or_else(|| panic!("{} has no option {name}", self.info.name));
-        match o.kind {
-            OptKind::Bool => OptValue::Bool(o.default == "true"),
-            OptKind::Int { .. } => OptValue::Int(o.default.parse().unwrap_or_else(|_| panic!("bad default for {name}"))),
-            OptKind::Choice(_) => OptValue::Text(o.default.to_string()),
-        }
-    }
-    pub fn bool(&self, name: &str) -> bool { matches!(self.value(name), OptValue::Bool(true)) }
-    pub fn int(&self, name: &str) -> i64 {
-        match self.value(name) {
-            OptValue::Int(i) => i,
-            _ => unreachable!("option {name} validated as an integer"),
-        }
-    }
-    pub fn choice(&self, name: &str) -> String {
-        match self.value(name) {
-            OptValue::Text(t) => t,
-            _ => unreachable!("option {name} validated as a choice"),
-        }
-    }
-}
+pub type CcError = OptionError;
 
 /// Options every coupled controller of the out-of-tree kernel shares.
 pub const GROWTH: CcOption = CcOption {
@@ -290,33 +220,15 @@ pub fn info(name: &str) -> Option<&'static CcInfo> { REGISTRY.iter().find(|c| c.
 
 /// Check `params` against the registry: known names, right types, values in range.
 pub fn validate(name: &str, params: &CcParams) -> Result<&'static CcInfo, CcError> {
-    let info = info(name).ok_or_else(|| CcError {
-        option: None,
-        message: format!("unknown congestion control {name:?}; expected one of: {}", REGISTRY.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")),
-    })?;
-    for (k, v) in params {
-        let Some(o) = info.option(k) else {
-            let names: Vec<_> = info.options.iter().map(|o| o.name).collect();
-            let known = if names.is_empty() { "it has no options".to_string() } else { format!("its options are: {}", names.join(", ")) };
-            return Err(CcError { option: Some(k.clone()), message: format!("{name} has no option {k:?}; {known}") });
-        };
-        let bad = |want: String| Err(CcError { option: Some(k.clone()), message: format!("{name} option {k}: expected {want}, got {}", v.describe()) });
-        match (o.kind, v) {
-            (OptKind::Bool, OptValue::Bool(_)) => {}
-            (OptKind::Bool, _) => return bad("true or false".into()),
-            (OptKind::Int { min, max }, OptValue::Int(i)) if (min..=max).contains(i) => {}
-            (OptKind::Int { min, max }, _) => return bad(format!("an integer in [{min}, {max}]")),
-            (OptKind::Choice(cs), OptValue::Text(t)) if cs.contains(&t.as_str()) => {}
-            (OptKind::Choice(cs), _) => return bad(format!("one of {}", cs.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>().join(", "))),
-        }
-    }
+    let info = info(name).ok_or_else(|| crate::options::unknown("congestion control", name, REGISTRY.iter().map(|c| c.name)))?;
+    crate::options::check(name, info.options, params)?;
     Ok(info)
 }
 
 /// Build a controller by name with options (validated here).
 pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
     let info = validate(name, params)?;
-    let o = Opts { info, given: params };
+    let o = Opts { component: info.name, options: info.options, given: params };
     Ok(match name {
         "reno" => AnyCc::Reno(Reno),
         "cubic" => {
@@ -376,21 +288,7 @@ pub fn make_default(name: &str) -> Option<AnyCc> { make(name, &CcParams::new()).
 pub fn catalogue_json() -> String {
     let v: Vec<serde_json::Value> = REGISTRY
         .iter()
-        .map(|c| {
-            let opts: Vec<serde_json::Value> = c
-                .options
-                .iter()
-                .map(|o| {
-                    let values = match o.kind {
-                        OptKind::Bool => "true | false".to_string(),
-                        OptKind::Int { min, max } => format!("integer {min}..{max}"),
-                        OptKind::Choice(cs) => cs.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(" | "),
-                    };
-                    serde_json::json!({"name": o.name, "values": values, "default": o.default, "description": o.description})
-                })
-                .collect();
-            serde_json::json!({"name": c.name, "kind": c.kind.as_str(), "description": c.description, "source": c.source, "departures": c.departures, "options": opts})
-        })
+        .map(|c| serde_json::json!({"name": c.name, "kind": c.kind.as_str(), "description": c.description, "source": c.source, "departures": c.departures, "options": crate::options::json(c.options)}))
         .collect();
     serde_json::Value::Array(v).to_string()
 }
@@ -399,10 +297,8 @@ pub fn catalogue_json() -> String {
 pub fn markdown_table() -> String {
     let mut s = String::from("| name | kind | source | departures from the source | options (default) |\n|---|---|---|---|---|\n");
     for c in REGISTRY {
-        let opts: Vec<String> = c.options.iter().map(|o| format!("`{}` ({}): {}", o.name, o.default, o.description)).collect();
-        let opts = if opts.is_empty() { "—".to_string() } else { opts.join("<br>") };
         let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
-        s.push_str(&format!("| `{}` | {} | {} | {} | {} |\n", c.name, c.kind.as_str(), cell(c.source), cell(c.departures), cell(&opts)));
+        s.push_str(&format!("| `{}` | {} | {} | {} | {} |\n", c.name, c.kind.as_str(), cell(c.source), cell(c.departures), crate::options::markdown_cell(c.options)));
     }
     s
 }

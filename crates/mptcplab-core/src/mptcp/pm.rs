@@ -67,19 +67,30 @@ impl PathManager for AnyPm {
 pub struct PmInfo {
     pub name: &'static str,
     pub description: &'static str,
+    /// Named options (`path_manager_options` in a scenario).
+    pub options: &'static [crate::options::OptionSpec],
 }
 
 pub const REGISTRY: &[PmInfo] = &[
-    PmInfo { name: "fullmesh", description: "One subflow per (local address, remote address) pair, i.e. per path (out-of-tree mptcp_fullmesh.c)" },
-    PmInfo { name: "default", description: "Only the initial subflow (out-of-tree `default` PM)" },
+    PmInfo { name: "fullmesh", description: "One subflow per (local address, remote address) pair, i.e. per path (out-of-tree mptcp_fullmesh.c)", options: &[] },
+    PmInfo { name: "default", description: "Only the initial subflow (out-of-tree `default` PM)", options: &[] },
 ];
 
-pub fn make(name: &str) -> Option<AnyPm> {
-    match name {
-        "fullmesh" => Some(AnyPm::FullMesh(FullMesh)),
-        "default" => Some(AnyPm::Single(SingleSubflow)),
-        _ => None,
-    }
+/// Check a path manager name and its options.
+pub fn check(name: &str, params: &crate::options::Params) -> Result<&'static PmInfo, crate::options::OptionError> {
+    let info = REGISTRY.iter().find(|s| s.name == name).ok_or_else(|| crate::options::unknown("path manager", name, REGISTRY.iter().map(|s| s.name)))?;
+    crate::options::check(name, info.options, params)?;
+    Ok(info)
+}
+
+pub fn make(name: &str, params: &crate::options::Params) -> Result<AnyPm, crate::options::OptionError> {
+    let info = check(name, params)?;
+    let _o = crate::options::Opts { component: info.name, options: info.options, given: params };
+    Ok(match name {
+        "fullmesh" => AnyPm::FullMesh(FullMesh),
+        "default" => AnyPm::Single(SingleSubflow),
+        _ => unreachable!("{name} is in the registry but has no constructor"),
+    })
 }
 
 #[cfg(test)]

@@ -270,12 +270,34 @@ impl Scheduler for AnyScheduler {
 pub struct SchedInfo {
     pub name: &'static str,
     pub description: &'static str,
+    /// Named options (`scheduler_options` in a scenario).
+    pub options: &'static [crate::options::OptionSpec],
 }
 
 pub const REGISTRY: &[SchedInfo] = &[SchedInfo {
     name: "minrtt",
     description: "Default out-of-tree Linux MPTCP scheduler: lowest-SRTT subflow with cwnd space; opportunistic retransmission + penalisation",
+    options: &[],
 }];
+
+/// Check a scheduler name and its options.
+pub fn check(name: &str, params: &crate::options::Params) -> Result<&'static SchedInfo, crate::options::OptionError> {
+    let info = REGISTRY.iter().find(|s| s.name == name).ok_or_else(|| crate::options::unknown("scheduler", name, REGISTRY.iter().map(|s| s.name)))?;
+    crate::options::check(name, info.options, params)?;
+    Ok(info)
+}
+
+/// Build a scheduler by name. `conn` carries the connection-level switches
+/// (opportunistic retransmission, penalisation) that the kernel applies to every
+/// scheduler.
+pub fn make(name: &str, params: &crate::options::Params, conn: MinRttOptions) -> Result<AnyScheduler, crate::options::OptionError> {
+    let info = check(name, params)?;
+    let _o = crate::options::Opts { component: info.name, options: info.options, given: params };
+    Ok(match name {
+        "minrtt" => AnyScheduler::MinRtt(MinRtt::new(conn)),
+        _ => unreachable!("{name} is in the registry but has no constructor"),
+    })
+}
 
 #[cfg(test)]
 mod tests {

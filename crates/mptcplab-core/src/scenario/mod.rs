@@ -292,9 +292,15 @@ pub struct ConnSpec {
     /// Packet scheduler (default "minrtt").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
+    /// Options of the scheduler, by name (see `mptcplab list`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_options: Option<BTreeMap<String, serde_json::Value>>,
     /// Path manager (default "fullmesh").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_manager: Option<String>,
+    /// Options of the path manager, by name (see `mptcplab list`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_manager_options: Option<BTreeMap<String, serde_json::Value>>,
     /// Shared send buffer, payload bytes (default "4 MiB", Linux tcp_wmem max).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Size>,

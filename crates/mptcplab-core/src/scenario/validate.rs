@@ -41,7 +41,9 @@ pub struct ConnPlan {
     /// Indexes into `Plan::paths`.
     pub paths: Vec<usize>,
     pub scheduler: String,
+    pub scheduler_params: crate::options::Params,
     pub path_manager: String,
+    pub pm_params: crate::options::Params,
     pub opportunistic_retransmission: bool,
     pub penalisation: bool,
 }
@@ -368,15 +370,19 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let cc_params = cc_options(&f, &cc, &c.cc_options)?;
         let scheduler = c.scheduler.clone().unwrap_or_else(|| "minrtt".into());
         known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
+        let scheduler_params = component_options(&f, "scheduler", "scheduler_options", &c.scheduler_options, |p| crate::mptcp::scheduler::check(&scheduler, p).map(|_| ()))?;
         let pm = c.path_manager.clone().unwrap_or_else(|| "fullmesh".into());
         known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
+        let pm_params = component_options(&f, "path_manager", "path_manager_options", &c.path_manager_options, |p| crate::mptcp::pm::check(&pm, p).map(|_| ()))?;
         let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {
             cfg,
             paths: sel,
             scheduler,
+            scheduler_params,
             path_manager: pm,
+            pm_params,
             opportunistic_retransmission: c.opportunistic_retransmission.unwrap_or(true),
             penalisation: c.penalisation.unwrap_or(true),
         });
@@ -397,7 +403,9 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             cfg,
             paths: vec![path_idx[fl.path.as_str()]],
             scheduler: "minrtt".into(),
+            scheduler_params: Default::default(),
             path_manager: "default".into(),
+            pm_params: Default::default(),
             opportunistic_retransmission: false,
             penalisation: false,
         });
@@ -408,27 +416,29 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
 }
 
 /// `cc_options` of a connection or flow, checked against the controller's registry entry.
-fn cc_options(f: &str, cc: &str, opts: &Option<std::collections::BTreeMap<String, serde_json::Value>>) -> Result<crate::cc::CcParams, ScenarioError> {
-    use crate::cc::OptValue;
-    let mut p = crate::cc::CcParams::new();
+/// A component's options table (`<f>.<table>`) as checked `Params`. `check` validates
+/// the name and the options; an unknown name is reported at `<f>.<name_field>`.
+fn component_options(
+    f: &str,
+    name_field: &str,
+    table: &str,
+    opts: &Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    check: impl Fn(&crate::options::Params) -> Result<(), crate::options::OptionError>,
+) -> Result<crate::options::Params, ScenarioError> {
+    let mut p = crate::options::Params::new();
     for (k, v) in opts.iter().flatten() {
-        let field = format!("{f}.cc_options.{k}");
-        let val = match v {
-            serde_json::Value::Bool(b) => OptValue::Bool(*b),
-            serde_json::Value::String(t) => OptValue::Text(t.clone()),
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(i) => OptValue::Int(i),
-                None => return err(field, format!("expected an integer, got {n}")),
-            },
-            other => return err(field, format!("expected a boolean, integer or string, got {other}")),
-        };
+        let val = crate::options::OptValue::from_json(v).map_err(|m| ScenarioError::new(format!("{f}.{table}.{k}"), m))?;
         p.insert(k.clone(), val);
     }
-    crate::cc::registry::validate(cc, &p).map_err(|e| match e.option {
-        Some(o) => ScenarioError::new(format!("{f}.cc_options.{o}"), e.message),
-        None => ScenarioError::new(format!("{f}.cc"), e.message),
+    check(&p).map_err(|e| match e.option {
+        Some(o) => ScenarioError::new(format!("{f}.{table}.{o}"), e.message),
+        None => ScenarioError::new(format!("{f}.{name_field}"), e.message),
     })?;
     Ok(p)
+}
+
+fn cc_options(f: &str, cc: &str, opts: &Option<std::collections::BTreeMap<String, serde_json::Value>>) -> Result<crate::cc::CcParams, ScenarioError> {
+    component_options(f, "cc", "cc_options", opts, |p| crate::cc::registry::validate(cc, p).map(|_| ()))
 }
 
 #[allow(clippy::too_many_arguments)]
