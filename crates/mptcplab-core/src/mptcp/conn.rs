@@ -581,7 +581,8 @@ impl Connection {
             }
             self.build_views(now, next.unwrap_or(mss) as u64);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
-            let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len: next.unwrap_or(0), window_limited, reinject, una, sndbuf_full };
+            let window_free = self.snd.rwnd_edge.saturating_sub(self.snd.dsn_nxt);
+            let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len: next.unwrap_or(0), window_limited, reinject, una, sndbuf_full, window_free };
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
             self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta }, &mut actions);

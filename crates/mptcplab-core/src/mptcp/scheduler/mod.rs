@@ -7,7 +7,10 @@
 //! - penalising a subflow (`Penalise`, opportunistic retransmission);
 //! and a `Dyn` variant so schedulers can be written outside the crate (Python plug-ins).
 
+pub mod rbpm;
+
 use crate::cc::CaState;
+use crate::options::{OptKind, OptionSpec};
 use crate::units::SimTime;
 
 /// What the scheduler may send.
@@ -78,6 +81,9 @@ pub struct MetaView {
     pub una: Option<(u64, u32, u64)>,
     /// The application is blocked on a full send buffer.
     pub sndbuf_full: bool,
+    /// Bytes the peer's connection-level window still allows beyond what is in flight
+    /// (what the sender can see of the receive buffer's free space).
+    pub window_free: u64,
 }
 
 pub struct SchedView<'a> {
@@ -249,6 +255,7 @@ impl Scheduler for MinRtt {
 /// Built-in schedulers plus one dynamic variant.
 pub enum AnyScheduler {
     MinRtt(MinRtt),
+    Rbpm(rbpm::Rbpm),
     Dyn(Box<dyn Scheduler + Send>),
 }
 
@@ -256,12 +263,14 @@ impl Scheduler for AnyScheduler {
     fn name(&self) -> &'static str {
         match self {
             AnyScheduler::MinRtt(s) => s.name(),
+            AnyScheduler::Rbpm(s) => s.name(),
             AnyScheduler::Dyn(s) => s.name(),
         }
     }
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) {
         match self {
             AnyScheduler::MinRtt(s) => s.schedule(v, out),
+            AnyScheduler::Rbpm(s) => s.schedule(v, out),
             AnyScheduler::Dyn(s) => s.schedule(v, out),
         }
     }
@@ -271,14 +280,24 @@ pub struct SchedInfo {
     pub name: &'static str,
     pub description: &'static str,
     /// Named options (`scheduler_options` in a scenario).
-    pub options: &'static [crate::options::OptionSpec],
+    pub options: &'static [OptionSpec],
 }
 
-pub const REGISTRY: &[SchedInfo] = &[SchedInfo {
-    name: "minrtt",
-    description: "Default out-of-tree Linux MPTCP scheduler: lowest-SRTT subflow with cwnd space; opportunistic retransmission + penalisation",
-    options: &[],
-}];
+pub const REGISTRY: &[SchedInfo] = &[
+    SchedInfo {
+        name: "minrtt",
+        description: "Default out-of-tree Linux MPTCP scheduler: lowest-SRTT subflow with cwnd space; opportunistic retransmission + penalisation",
+        options: &[],
+    },
+    SchedInfo {
+        name: "rbpm",
+        description: "RBPM (seed 001 Algorithm 1), a scheduler-side path filter: sends on the best-scored path, stops the worst paths while the estimated out-of-order buffer exceeds what the receive window leaves, restarts them when it is over twice that",
+        options: &[
+            OptionSpec { name: "required", kind: OptKind::Choice(&["pairwise", "slowest"]), default: "pairwise", description: "Eq. 3 as every faster/slower pair of active paths (reference reconstruction) or each active path against the slowest" },
+            OptionSpec { name: "reactivation", kind: OptKind::Choice(&["literal", "all_paths"]), default: "literal", description: "when stopped paths restart: Algorithm 1 as written (available > 2·B_req of the current active set, also right after stopping; paths flap per packet) or when available > 2·B_req of all paths (a hysteresis)" },
+        ],
+    },
+];
 
 /// Check a scheduler name and its options.
 pub fn check(name: &str, params: &crate::options::Params) -> Result<&'static SchedInfo, crate::options::OptionError> {
@@ -295,6 +314,11 @@ pub fn make(name: &str, params: &crate::options::Params, conn: MinRttOptions) ->
     let _o = crate::options::Opts { component: info.name, options: info.options, given: params };
     Ok(match name {
         "minrtt" => AnyScheduler::MinRtt(MinRtt::new(conn)),
+        "rbpm" => {
+            let o = _o;
+            let form = if o.choice("required") == "slowest" { rbpm::Required::Slowest } else { rbpm::Required::Pairwise };
+            AnyScheduler::Rbpm(rbpm::Rbpm::new(form, o.choice("reactivation") == "literal"))
+        }
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
 }
@@ -335,7 +359,7 @@ mod tests {
         // Head held by B (srtt 50, cwnd 10), fast A (srtt 10): 4*10 < 50 -> retransmit.
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: true, penalisation: true });
         let subs = [sv(10, 10, 0), sv(50, 10, 10)];
-        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false };
+        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false, window_free: 0 };
         let mut out = vec![];
         s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1], meta }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }, Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
@@ -358,7 +382,7 @@ mod tests {
     fn penalisation_halves_only_the_first_subflow_that_carries_the_head() {
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
         let subs = [sv(10, 10, 0), sv(50, 10, 10), sv(80, 10, 10)];
-        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false };
+        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false, window_free: 0 };
         let mut out = vec![];
         s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1, 2], meta }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }]);
