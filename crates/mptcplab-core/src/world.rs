@@ -60,7 +60,7 @@ pub struct Simulator {
     routes: Vec<Route>,
     pub conns: Vec<Connection>,
     /// Per connection: the world path index of each subflow.
-    conn_paths: Vec<Vec<usize>>,
+    pub conn_paths: Vec<Vec<usize>>,
     pub plan: Plan,
     outbox: Vec<Packet>,
     timer_reqs: Vec<TimerRequest>,
