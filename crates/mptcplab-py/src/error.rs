@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 create_exception!(_core, ScenarioErrorPy, PyValueError, "Bad scenario input; `.field` names the field, `.message` says what was expected.");
 create_exception!(_core, SimulationInterrupted, PyKeyboardInterrupt, "Ctrl-C stopped a running simulation.");
 create_exception!(
-    _core,
+    mptcplab,
     PluginError,
     PyRuntimeError,
     "A Python scheduler or path manager failed (raised, or returned something that is not a list of actions). `.plugin` names it, `.kind` is \"scheduler\" or \"path manager\", `.flow` the connection, `.method` the hook, `.time_s` the simulated time; `__cause__` is the original exception."
@@ -32,7 +32,7 @@ pub fn plugin_error(py: Python<'_>, f: Failure, at: SimTime) -> PyErr {
     let ty = value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
     let msg = value.str().map(|s| s.to_string()).unwrap_or_default();
     let what = if msg.is_empty() { ty } else { format!("{ty}: {msg}") };
-    let text = format!("{} plug-in {} (connection {:?}) failed in {}() at {:.6} s: {what}", f.kind, f.label, f.conn, f.method, at.secs_f64());
+    let text = format!("{} plug-in {} (connection '{}') failed in {}() at {:.6} s: {what}", f.kind, f.label, f.conn, f.method, at.secs_f64());
     let err = PluginError::new_err(text);
     let v = err.value(py);
     let _ = v.setattr("plugin", f.label);

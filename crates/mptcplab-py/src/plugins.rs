@@ -341,7 +341,7 @@ impl PySubflowView {
     fn __repr__(&self) -> String {
         let v = &self.v;
         format!(
-            "SubflowView(index={}, established={}, backup={}, srtt={}, cwnd={}, in_flight={}, ca_state={:?}, queued_bytes={}, pacing_ok={}, wnd_ok={})",
+            "SubflowView(index={}, established={}, backup={}, srtt={:?}, cwnd={}, in_flight={}, ca_state='{}', queued_bytes={}, pacing_ok={}, wnd_ok={})",
             self.index,
             py_bool(v.established),
             py_bool(v.backup),
@@ -497,7 +497,7 @@ impl PySchedView {
     #[getter]
     fn now_ns(&self) -> u64 { self.now.ns() }
     fn __repr__(&self, py: Python<'_>) -> String {
-        format!("SchedView(now={}, subflows={} subflows, order={}, meta={})", self.now.secs_f64(), self.subflows.bind(py).len(), self.order.bind(py).repr().map(|r| r.to_string()).unwrap_or_default(), self.meta.get().__repr__())
+        format!("SchedView(now={:?}, subflows={} subflows, order={}, meta={})", self.now.secs_f64(), self.subflows.bind(py).len(), self.order.bind(py).repr().map(|r| r.to_string()).unwrap_or_default(), self.meta.get().__repr__())
     }
 }
 
