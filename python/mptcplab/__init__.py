@@ -10,7 +10,7 @@ Schedulers and path managers written in Python: `mptcplab.plugins` (docs/plugins
 """
 from __future__ import annotations
 
-from . import _core
+from . import _core, plugins
 from .api import simulate
 from .errors import PluginError, ScenarioError, SimulationInterrupted
 from .result import Result, Timeseries
@@ -28,6 +28,7 @@ __all__ = [
     "__version__",
     "components",
     "congestion_controls",
+    "plugins",
     "schema",
     "simulate",
 ]
