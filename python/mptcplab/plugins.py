@@ -15,6 +15,7 @@ the compiled core; this module re-exports them and resolves plug-in references.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import importlib.util
 import os
@@ -104,8 +105,10 @@ def is_reference(name: object) -> bool:
 def reference_of(obj: Any) -> str:
     """The ``python:module:QualName`` label of a plug-in object, class or factory."""
     target = obj
-    if not isinstance(obj, type) and not hasattr(obj, "__qualname__"):
-        target = getattr(obj, "func", None) or type(obj)  # functools.partial, or an instance
+    while isinstance(target, functools.partial):
+        target = target.func
+    if not isinstance(target, type) and not hasattr(target, "__qualname__"):
+        target = type(target)  # an instance
     module = getattr(target, "__module__", None) or "?"
     qualname = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or type(target).__name__
     return f"{PREFIX}{module}:{qualname}"
@@ -127,14 +130,20 @@ def _is_file(target: str) -> bool:
     return target.endswith(".py") or "/" in target or os.sep in target
 
 
+_FILE_MODULES: dict[Path, Any] = {}  # resolved file path -> module loaded from it
+
+
 def _import_file(path: Path, reference: str, kind: str, where: str) -> Any:
     if not path.is_file():
         raise ScenarioError(where, f"cannot load {reference!r}: no file '{path}'")
     path = path.resolve()
-    for mod in list(sys.modules.values()):
-        mod_file = getattr(mod, "__file__", None)
-        if mod_file and Path(mod_file).resolve() == path:
-            return mod
+    module = _FILE_MODULES.get(path)
+    if module is not None and sys.modules.get(module.__name__) is module:
+        return module
+    same = sys.modules.get(path.stem)  # already imported the normal way
+    if same is not None and getattr(same, "__file__", None) and Path(same.__file__).resolve() == path:
+        _FILE_MODULES[path] = same
+        return same
     name = path.stem if path.stem.isidentifier() and path.stem not in sys.modules else f"_mptcplab_plugin_{abs(hash(str(path))):x}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -148,6 +157,7 @@ def _import_file(path: Path, reference: str, kind: str, where: str) -> Any:
         if isinstance(exc, KeyboardInterrupt):
             raise
         raise _plugin_error(kind, reference, None, "<import>", exc) from exc
+    _FILE_MODULES[path] = module
     return module
 
 

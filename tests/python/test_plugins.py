@@ -301,6 +301,22 @@ def test_path_manager_and_constructor_failures_are_plugin_errors():
     assert mptcplab.simulate(d).summary["scheduler"][0] == "python:plugin_fixtures:NeedsOption"
 
 
+def test_a_plugin_module_that_fails_to_import_is_a_plugin_error_and_plugin_errors_pickle(tmp_path):
+    broken = tmp_path / "broken_plugin.py"
+    broken.write_text("raise RuntimeError('bad module')\n")
+    d = minimal("1 s")
+    d["connections"][0]["scheduler"] = f"python:{broken}:X"
+    with pytest.raises(PluginError) as info:
+        mptcplab.simulate(d)
+    assert (info.value.method, type(info.value.__cause__)) == ("<import>", RuntimeError)
+    assert "bad module" in str(info.value)
+    with pytest.raises(PluginError) as info:
+        mptcplab.simulate(minimal("1 s"), scheduler=fx.Boom())
+    again = pickle.loads(pickle.dumps(info.value))  # a worker's error reaches the parent
+    assert type(again) is PluginError and str(again) == str(info.value)
+    assert (again.plugin, again.kind, again.flow, again.method) == (info.value.plugin, "scheduler", "c0", "schedule")
+
+
 @pytest.mark.parametrize("reference, message", [
     ("python:no_such_module_xyz:X", "no module named 'no_such_module_xyz'"),
     ("python:plugin_fixtures:Nope", "has no attribute 'Nope'"),
