@@ -367,6 +367,17 @@ def test_ctrl_c_stops_a_run_with_a_python_scheduler(tmp_toml):
     assert err.strip() == "interrupted"
 
 
+def test_runs_with_python_plugins_in_several_threads_share_the_gil_and_match_sequential_runs():
+    scenario = small_rcvbuf("3 s")
+    alone = [mptcplab.simulate(scenario, scheduler=s) for s in (RoundRobinScheduler(), MinRttScheduler())]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        futures = [pool.submit(mptcplab.simulate, scenario, scheduler=s) for s in (RoundRobinScheduler(), MinRttScheduler())]
+        futures.append(pool.submit(mptcplab.simulate, scenario))  # no plug-in: releases the GIL
+        together = [f.result(timeout=300) for f in futures]
+    assert same_results(alone[0], together[0]) and same_results(alone[1], together[1])
+    assert same_results(together[2], together[1])  # the Python minRTT port = the built-in
+
+
 def test_a_keyboard_interrupt_inside_a_plugin_is_an_interruption_not_a_plugin_error():
     class Interrupted:
         def schedule(self, view):
