@@ -6,18 +6,20 @@
 
 `import mptcplab` is kept light: pandas and pyarrow load when a Result is built,
 plotting and distributed libraries only in the commands that use them.
+Schedulers and path managers written in Python: `mptcplab.plugins` (docs/plugins.md).
 """
 from __future__ import annotations
 
-from . import _core
+from . import _core, plugins
 from .api import simulate
-from .errors import ScenarioError, SimulationInterrupted
+from .errors import PluginError, ScenarioError, SimulationInterrupted
 from .result import Result, Timeseries
 from .scenario import Scenario
 
 __version__: str = _core.version()
 
 __all__ = [
+    "PluginError",
     "Result",
     "Scenario",
     "ScenarioError",
@@ -26,6 +28,7 @@ __all__ = [
     "__version__",
     "components",
     "congestion_controls",
+    "plugins",
     "schema",
     "simulate",
 ]

@@ -36,16 +36,29 @@ def simulate(
     progress: Callable[[float, float], None] | None = None,
     trace: PathLike | None = None,
     trace_flows: Sequence[str] | None = None,
+    *,
+    scheduler: Any = None,
+    path_manager: Any = None,
 ) -> Result:
     """Run `scenario` and return a `Result`.
+
+    `scheduler` / `path_manager` replace the scenario's for every MPTCP connection, or
+    for those named in a dict ``{connection name: value}``. A value is a built-in name,
+    a ``"python:module:Class"`` reference, a class, a factory, or a plug-in object
+    (docs/plugins.md). An object is a template: each connection of each run works on its
+    own `copy.deepcopy`, so runs repeat; the copies that ran are in `result.plugins`.
+    A plug-in that raises stops the run with `mptcplab.PluginError`.
 
     `seed` and `duration` (seconds, or a string such as ``"10 s"``) override ``[run]``;
     the overrides are written into `result.scenario`, so a saved result reruns as is.
     `progress(sim_time_s, end_s)` is called about every 0.25 wall seconds from the
     calling thread. `trace` names a file (CSV) for the per-packet and per-ACK event
     trace, of every flow or of the flows named in `trace_flows`.
-    The GIL is released while the core runs; Ctrl-C raises `SimulationInterrupted`.
+    The GIL is released while the core runs (kept in runs with Python plug-ins, which
+    call into Python at each decision); Ctrl-C raises `SimulationInterrupted`.
     """
+    from .plugins import prepare
+
     scn = as_scenario(scenario)
     if seed is not None:
         scn = scn.with_seed(check_seed(seed))
@@ -66,10 +79,21 @@ def simulate(
         if trace_path is None:
             raise ScenarioError("<trace_flows>", "needs a trace file (`trace=`)")
         extra["trace_flows"] = list(trace_flows)  # binding extension, not in _core.pyi yet
-    text = scn.to_json()
+    prepared = prepare(scn, scheduler, path_manager)
+    if prepared.plugins:
+        extra["plugins"] = prepared.plugins  # binding extension, see _core.pyi
+    text = prepared.core.to_json()
     with core_errors():
         raw = _core.simulate(text, None, None, progress, trace_path, **extra)
-    return Result.from_core(raw, scn)
+    labels = prepared.labels()
+    if labels:
+        summary = raw.get("summary") or {}
+        for col, kind in (("scheduler", "scheduler"), ("path_manager", "path_manager")):
+            if col in summary:
+                summary[col] = [labels.get(f, {}).get(kind, v) for f, v in zip(summary["flow"], summary[col])]
+    result = Result.from_core(raw, prepared.recorded)
+    result.plugins = prepared.objects()
+    return result
 
 
 def _check_writable(path: str) -> None:

@@ -1,8 +1,9 @@
 """The `mptcplab` command.
 
 Exit codes: 0 ok, 1 unexpected error, 2 bad input (`ScenarioError`, or bad arguments),
-130 interrupted. Errors are one line on stderr (`error: <field>: <message>`); a traceback
-only with --debug.
+3 a Python plug-in failed (`PluginError`), 130 interrupted. Errors are one line on stderr
+(`error: <field>: <message>`); a traceback only with --debug (for a plug-in: its own
+traceback, chained).
 """
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import _core
-from .errors import ScenarioError, SimulationInterrupted, from_core
+from .errors import PluginError, ScenarioError, SimulationInterrupted, from_core
 
-EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_PLUGIN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 # -- formatting helpers -------------------------------------------------------------------
@@ -333,6 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as err:
         _report(f"{err.field}: {err.message}" if err.field else err.message, debug)
         return EXIT_BAD_INPUT
+    except PluginError as err:
+        _report(str(err), debug)
+        return EXIT_PLUGIN
     except _core.ScenarioError as err:  # a core call outside core_errors(): same handling
         mapped = from_core(err)
         _report(f"{mapped.field}: {mapped.message}", debug)

@@ -14,9 +14,15 @@ from typing import Any
 
 from . import _core
 
-__all__ = ["ScenarioError", "SimulationInterrupted", "core_errors"]
+__all__ = ["PluginError", "ScenarioError", "SimulationInterrupted", "core_errors"]
 
 SimulationInterrupted = _core.SimulationInterrupted
+
+# A Python scheduler or path manager failed (a RuntimeError, not bad input): `.plugin`
+# names it, `.kind` is "scheduler" or "path manager", `.flow` the connection, `.method`
+# the hook ("schedule", "on_established", "__init__", "<import>"), `.time_s` the simulated
+# time (None before the run); `__cause__` is the plug-in's own exception.
+PluginError = _core.PluginError
 
 
 def _subclassable(cls: type) -> bool:

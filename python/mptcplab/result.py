@@ -92,7 +92,7 @@ class Result:
     so code that only needs `.columns(name)` (the CLI's summary) never imports pandas.
     """
 
-    __slots__ = ("meta", "scenario", "_columns", "_frames")
+    __slots__ = ("meta", "scenario", "plugins", "_columns", "_frames")
 
     def __init__(
         self,
@@ -105,6 +105,8 @@ class Result:
         self.scenario = scenario
         self._columns: dict[str, Any] = {k: columns[k] for k in TABLES if columns and columns.get(k) is not None}
         self._frames: dict[str, pd.DataFrame] = dict(frames or {})
+        # The Python plug-in objects that ran, {flow: {"scheduler": obj, ...}} (not saved).
+        self.plugins: dict[str, dict[str, Any]] = {}
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], scenario: Scenario) -> Result:

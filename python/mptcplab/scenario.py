@@ -181,11 +181,16 @@ class Scenario:
 
     def validate(self) -> Scenario:
         """Ask the core to validate; return the normalised scenario (defaults filled,
-        multi-homed hosts expanded). Raises `ScenarioError` naming the field."""
-        text = self.to_json()
+        multi-homed hosts expanded). Raises `ScenarioError` naming the field.
+        Python plug-in references (``scheduler = "python:module:Class"``) are checked by
+        importing them, not by constructing them."""
+        from .plugins import prepare, restore
+
+        prepared = prepare(self, build=False)
+        text = prepared.core.to_json()
         with core_errors():
             normalised = _core.validate(text)
-        return Scenario(json.loads(normalised), self.source)
+        return Scenario(restore(json.loads(normalised), prepared), self.source)
 
     # -- edits (return copies) -----------------------------------------------------------
     def with_(self, path: str, value: Any) -> Scenario:

@@ -1,15 +1,21 @@
 //! `mptcplab._core`: a thin binding of mptcplab-core. Converts inputs, releases the GIL
-//! while simulating, and turns the core's columns into Python lists.
+//! while simulating (keeps it when a run has Python plug-ins), and turns the core's
+//! columns into Python lists.
 
 mod error;
+mod plugins;
 
-use error::{scenario_error, ScenarioErrorPy, SimulationInterrupted};
+use error::{plugin_error, scenario_error, PluginError, ScenarioErrorPy, SimulationInterrupted};
+use mptcplab_core::mptcp::pm::AnyPm;
+use mptcplab_core::mptcp::scheduler::AnyScheduler;
 use mptcplab_core::scenario::Scenario;
 use mptcplab_core::units::SimTime;
 use mptcplab_core::{ScenarioError, Simulator};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use plugins::{FailureSlot, PyPathManager, PyScheduler};
 use std::io::Write;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn parse_scenario(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Scenario> {
@@ -80,10 +86,38 @@ fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
     w.flush()
 }
 
-/// Run a scenario. The GIL is released while the engine runs; Ctrl-C raises
-/// `SimulationInterrupted` (a KeyboardInterrupt).
+/// Install the Python plug-ins: (connection name, "scheduler" or "path_manager", object,
+/// label). Returns whether any was installed.
+fn install_plugins(py: Python<'_>, sim: &mut Simulator, plugins: Vec<(String, String, PyObject, String)>, slot: &Arc<FailureSlot>) -> PyResult<bool> {
+    let mut any = false;
+    for (conn, kind, obj, label) in plugins {
+        let Some(ci) = sim.conns.iter().position(|c| c.cfg.name == conn && c.cfg.mptcp) else {
+            return Err(scenario_error(py, &ScenarioError::new(format!("<{kind}>"), format!("no MPTCP connection named {conn:?}"))));
+        };
+        match kind.as_str() {
+            "scheduler" => {
+                let s = PyScheduler::new(obj.bind(py), &label, &conn, slot.clone())?;
+                sim.set_scheduler(ci, AnyScheduler::Dyn(Box::new(s)));
+            }
+            "path_manager" => {
+                let names = (0..sim.conns[ci].subflows.len()).map(|s| sim.path_name(ci, s).to_string()).collect();
+                let p = PyPathManager::new(obj.bind(py), &label, &conn, names, slot.clone())?;
+                sim.conns[ci].pm = AnyPm::Dyn(Box::new(p));
+            }
+            _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown plug-in kind {kind:?}"))),
+        }
+        any = true;
+    }
+    Ok(any)
+}
+
+/// Run a scenario. The GIL is released while the engine runs, except in runs with Python
+/// plug-ins (`plugins`), which keep it and call into Python at each decision. Ctrl-C
+/// raises `SimulationInterrupted` (a KeyboardInterrupt); a failing plug-in raises
+/// `PluginError` and stops the run.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, duration_s=None, progress=None, trace_path=None, trace_flows=None))]
+#[pyo3(signature = (scenario, seed=None, duration_s=None, progress=None, trace_path=None, trace_flows=None, plugins=None))]
+#[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
     scenario: &Bound<'py, PyAny>,
@@ -92,6 +126,7 @@ fn simulate<'py>(
     progress: Option<Bound<'py, PyAny>>,
     trace_path: Option<String>,
     trace_flows: Option<Vec<String>>,
+    plugins: Option<Vec<(String, String, PyObject, String)>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse_scenario(py, scenario)?;
     let plan = sc.plan().map_err(|e| scenario_error(py, &e))?;
@@ -108,13 +143,30 @@ fn simulate<'py>(
     let name = plan.name.clone();
     let used_seed = seed.unwrap_or(plan.seed);
     let mut sim = Simulator::new(plan, seed, duration, &trace).map_err(|e| scenario_error(py, &e))?;
+    let slot = Arc::new(FailureSlot::default());
+    let with_plugins = install_plugins(py, &mut sim, plugins.unwrap_or_default(), &slot)?;
     let wall0 = Instant::now();
     let mut chunk = SimTime::from_ms(10);
     let mut last_progress = Instant::now();
     while !sim.done() {
-        let target = sim.now + chunk;
+        let target = (sim.now + chunk).min(sim.end);
         let t0 = Instant::now();
-        py.allow_threads(|| sim.run_until(target));
+        if with_plugins {
+            // Keep the GIL: every decision calls Python (the plug-ins' `Python::with_gil`
+            // is then a re-entry). Python's own eval loop still hands the GIL to other
+            // threads and runs signal handlers while the plug-in's code runs. Stop at the
+            // event in which a plug-in failed.
+            while !slot.is_set() && sim.step(target) {}
+            if let Some(f) = slot.take() {
+                if plugins::is_interrupt(py, &f) {
+                    return Err(SimulationInterrupted::new_err(format!("interrupted at {:.3} s of simulated time", sim.now.secs_f64())));
+                }
+                return Err(plugin_error(py, f, sim.now));
+            }
+            sim.run_until(target);
+        } else {
+            py.allow_threads(|| sim.run_until(target));
+        }
         // Aim for ~50 ms of wall time per chunk so Ctrl-C and progress stay responsive.
         let took = t0.elapsed().as_secs_f64().max(1e-6);
         let scale = (0.05 / took).clamp(0.25, 4.0);
@@ -236,6 +288,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ScenarioError", py.get_type::<ScenarioErrorPy>())?;
     m.add("SimulationInterrupted", py.get_type::<SimulationInterrupted>())?;
+    m.add("PluginError", py.get_type::<PluginError>())?;
+    plugins::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
