@@ -82,8 +82,10 @@ class MetaView:
     reinject: Optional[DataRef]
     una: Optional[DataRef]
     sndbuf_full: bool
+    window_free: int
     def __init__(self, *, new_data: bool = False, next_dsn: int = 0, next_len: int = 0, window_limited: bool = False,
-                 reinject: Optional[DataRef] = None, una: Optional[DataRef] = None, sndbuf_full: bool = False) -> None: ...
+                 reinject: Optional[DataRef] = None, una: Optional[DataRef] = None, sndbuf_full: bool = False,
+                 window_free: int = 0) -> None: ...
 class SchedView:
     now: float
     now_ns: int

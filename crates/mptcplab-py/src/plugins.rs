@@ -411,10 +411,14 @@ fn data_ref_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(u64, u32, u
 impl PyMetaView {
     /// Build a view by hand, to unit-test a plug-in without a simulation.
     #[new]
-    #[pyo3(signature = (*, new_data=false, next_dsn=0, next_len=0, window_limited=false, reinject=None, una=None, sndbuf_full=false))]
-    fn new(new_data: bool, next_dsn: u64, next_len: u32, window_limited: bool, reinject: Option<&Bound<'_, PyAny>>, una: Option<&Bound<'_, PyAny>>, sndbuf_full: bool) -> PyResult<Self> {
-        Ok(PyMetaView { m: MetaView { new_data, next_dsn, next_len, window_limited, reinject: data_ref_from(reinject)?, una: data_ref_from(una)?, sndbuf_full } })
+    #[pyo3(signature = (*, new_data=false, next_dsn=0, next_len=0, window_limited=false, reinject=None, una=None, sndbuf_full=false, window_free=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(new_data: bool, next_dsn: u64, next_len: u32, window_limited: bool, reinject: Option<&Bound<'_, PyAny>>, una: Option<&Bound<'_, PyAny>>, sndbuf_full: bool, window_free: u64) -> PyResult<Self> {
+        Ok(PyMetaView { m: MetaView { new_data, next_dsn, next_len, window_limited, reinject: data_ref_from(reinject)?, una: data_ref_from(una)?, sndbuf_full, window_free } })
     }
+    /// Bytes the peer's connection-level window still allows beyond what is in flight.
+    #[getter]
+    fn window_free(&self) -> u64 { self.m.window_free }
     /// New data is ready to go (written, never sent, and allowed by the peer's window).
     #[getter]
     fn new_data(&self) -> bool { self.m.new_data }
@@ -486,7 +490,7 @@ impl PySchedView {
         }
         let meta = match meta {
             Some(m) => m,
-            None => Py::new(py, PyMetaView { m: MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: false, reinject: None, una: None, sndbuf_full: false } })?,
+            None => Py::new(py, PyMetaView { m: MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: false, reinject: None, una: None, sndbuf_full: false, window_free: 0 } })?,
         };
         Ok(PySchedView { now: secs_to_time("now", now)?, subflows: PyTuple::new(py, subflows)?.unbind(), order: PyTuple::new(py, order)?.unbind(), meta })
     }
