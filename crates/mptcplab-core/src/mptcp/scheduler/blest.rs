@@ -108,16 +108,17 @@ impl Blest {
     fn estimate_bytes(&self, v: &SchedView, f: usize, time_8: u32) -> u32 {
         let fs = &v.subflows[f];
         let avg_rtt = ((self.min_srtt_us[f] as u64 + self.max_srtt_us[f] as u64) / 2) as u32;
-        let mut num_rtts = if avg_rtt == 0 { 1 } else { time_8 / avg_rtt + 1 };
+        // `avg_rtt == 0`: 1 round (the kernel's sanity case).
+        let mut num_rtts = time_8.checked_div(avg_rtt).map_or(1, |n| n.wrapping_add(1));
         let packets = if fs.ssthresh == INFINITE_SSTHRESH {
             num_rtts = num_rtts.min(16);
             fs.cwnd.wrapping_mul((1u32 << num_rtts) - 1)
         } else {
             let ca_cwnd = fs.cwnd.max(fs.ssthresh.wrapping_add(1));
-            ca_cwnd.wrapping_add((num_rtts - 1) / 2).wrapping_mul(num_rtts)
+            ca_cwnd.wrapping_add(num_rtts.wrapping_sub(1) / 2).wrapping_mul(num_rtts)
         };
         // `div_u64((u64)packets * mss_cache * lambda_1000, 1000)`, returned as u32.
-        (packets as u64 * fs.mss as u64 * self.lambda_1000.max(0) as u64 / 1000) as u32
+        ((packets as u64).wrapping_mul(fs.mss as u64).wrapping_mul(self.lambda_1000.max(0) as u64) / 1000) as u32
     }
 
     /// `blest_get_available_subflow` for a segment of `len` bytes sent on `path_mask`.
