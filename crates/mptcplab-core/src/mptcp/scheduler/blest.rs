@@ -122,8 +122,9 @@ impl Blest {
     }
 
     /// `blest_get_available_subflow` for a segment of `len` bytes sent on `path_mask`.
-    /// `Err(())`: wait for the fast subflow (or for an unused temporarily unavailable one).
-    fn get_subflow(&mut self, v: &SchedView, len: u32, path_mask: u64) -> Result<usize, ()> {
+    /// `Ok(None)`: no subflow can send; `Err(())`: wait for the fast subflow (or, as
+    /// minRTT, for an unused temporarily unavailable one).
+    fn get_subflow(&mut self, v: &SchedView, len: u32, path_mask: u64) -> Result<Option<usize>, ()> {
         let n = v.subflows.len();
         if self.min_srtt_us.len() < n {
             self.min_srtt_us.resize(n, u32::MAX);
@@ -145,10 +146,11 @@ impl Blest {
                 minsk = Some(i);
             }
         }
-        let best = MinRtt::pick(v.subflows, v.order, path_mask)?.ok_or(())?;
-        let Some(f) = minsk else { return Ok(best) };
+        // minRTT's choice; its `Err` is a forced wait for an unused subflow.
+        let Some(best) = MinRtt::pick(v.subflows, v.order, path_mask)? else { return Ok(None) };
+        let Some(f) = minsk else { return Ok(Some(best)) };
         if best == f {
-            return Ok(best);
+            return Ok(Some(best));
         }
         // About to use the slower subflow `best`.
         self.update_lambda(v.now, best);
@@ -163,7 +165,7 @@ impl Blest {
         if fast_bytes > avail_space {
             return Err(());
         }
-        Ok(best)
+        Ok(Some(best))
     }
 
     fn rcv_buf_optimization(&mut self, v: &SchedView, sk: usize, penal: bool, out: &mut Vec<Action>) {
@@ -181,7 +183,8 @@ impl Scheduler for Blest {
         // `__mptcp_blest_next_segment`: reinjection queue head, else the send head.
         if let Some((_, len, mask)) = m.reinject {
             match self.get_subflow(v, len, mask) {
-                Ok(sub) => out.push(Action::Send { sub, seg: Segment::Reinject }),
+                Ok(Some(sub)) => out.push(Action::Send { sub, seg: Segment::Reinject }),
+                Ok(None) => {}
                 Err(()) => out.push(Action::Wait),
             }
             return;
@@ -190,7 +193,8 @@ impl Scheduler for Blest {
             let mss = v.order.iter().map(|&i| v.subflows[i].mss).next().unwrap_or(1448);
             let len = if m.new_data { m.next_len } else { m.unsent.min(mss as u64) as u32 };
             let sub = match self.get_subflow(v, len, 0) {
-                Ok(sub) => sub,
+                Ok(Some(sub)) => sub,
+                Ok(None) => return,
                 Err(()) => {
                     out.push(Action::Wait);
                     return;
@@ -207,7 +211,7 @@ impl Scheduler for Blest {
         }
         if m.sndbuf_full {
             // Linux passes no segment here (see the module notes): length 0.
-            if let Ok(sub) = self.get_subflow(v, 0, 0) {
+            if let Ok(Some(sub)) = self.get_subflow(v, 0, 0) {
                 self.rcv_buf_optimization(v, sub, false, out);
             }
         }

@@ -72,8 +72,9 @@ impl Ecf {
         }
     }
 
-    /// `ecf_get_available_subflow` for a segment sent on `path_mask`. `Err(())`: wait.
-    fn get_subflow(&mut self, v: &SchedView, path_mask: u64) -> Result<usize, ()> {
+    /// `ecf_get_available_subflow` for a segment sent on `path_mask`. `Ok(None)`: no
+    /// subflow can send; `Err(())`: wait (for f, or as minRTT for an unused subflow).
+    fn get_subflow(&mut self, v: &SchedView, path_mask: u64) -> Result<Option<usize>, ()> {
         // The fastest subflow that may send (cwnd not considered), and the data the
         // subflows hold.
         let (mut minsk, mut min_srtt) = (None, u64::MAX);
@@ -90,10 +91,11 @@ impl Ecf {
                 minsk = Some(i);
             }
         }
-        let best = MinRtt::pick(v.subflows, v.order, path_mask)?.ok_or(())?;
-        let Some(f) = minsk else { return Ok(best) };
+        // minRTT's choice; its `Err` is a forced wait for an unused subflow.
+        let Some(best) = MinRtt::pick(v.subflows, v.order, path_mask)? else { return Ok(None) };
+        let Some(f) = minsk else { return Ok(Some(best)) };
         if best == f {
-            return Ok(best);
+            return Ok(Some(best));
         }
         let (fs, ss) = (&v.subflows[f], &v.subflows[best]);
         let mss = ss.mss; // "assuming equal MSS"
@@ -124,7 +126,7 @@ impl Ecf {
         } else {
             self.waiting = false;
         }
-        Ok(best)
+        Ok(Some(best))
     }
 }
 
@@ -137,14 +139,16 @@ impl Scheduler for Ecf {
         let m = &v.meta;
         if let Some((_, _, mask)) = m.reinject {
             match self.get_subflow(v, mask) {
-                Ok(sub) => out.push(Action::Send { sub, seg: Segment::Reinject }),
+                Ok(Some(sub)) => out.push(Action::Send { sub, seg: Segment::Reinject }),
+                Ok(None) => {}
                 Err(()) => out.push(Action::Wait),
             }
             return;
         }
         if m.unsent > 0 {
             let sub = match self.get_subflow(v, 0) {
-                Ok(sub) => sub,
+                Ok(Some(sub)) => sub,
+                Ok(None) => return,
                 Err(()) => {
                     out.push(Action::Wait);
                     return;
@@ -159,7 +163,7 @@ impl Scheduler for Ecf {
             return;
         }
         if m.sndbuf_full {
-            if let Ok(sub) = self.get_subflow(v, 0) {
+            if let Ok(Some(sub)) = self.get_subflow(v, 0) {
                 rcv_buf_optimization(v, sub, false, self.opts, PenaliseScope::All, &mut self.last_rbuf_opti, out);
             }
         }
