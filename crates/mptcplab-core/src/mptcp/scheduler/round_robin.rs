@@ -5,11 +5,13 @@
 //! subflow that is part-way through its burst, else to a subflow with an empty quota;
 //! when every subflow considered has used its burst, all quotas are reset.
 //!
-//! Departures, all forced by the simulator's action model:
-//! - Linux hands the segment to the subflow even when its pacer or its own window holds
-//!   it back; it leaves later. Here the segment stays in the meta queue until the chosen
-//!   subflow can transmit (`SubflowView::can_transmit_now`), then the same choice is
-//!   made again (the quota only counts handed-over segments, as in Linux).
+//! Departures, forced by the simulator's action model:
+//! - Linux hands the segment to the chosen subflow even when its pacer or its own window
+//!   holds it back; it waits in the subflow's write queue. Here new data then goes to
+//!   the subflow's queue (`Action::Enqueue`) and leaves when the subflow's cwnd and pacer
+//!   allow (the simulator does not hold queued data for the subflow's own window; the
+//!   connection-level window was checked when it was queued). A reinjection that cannot
+//!   leave now waits in the reinjection queue instead.
 //! - Linux can hand over one TSO segment of up to `num_segments` MSS at once; here each
 //!   call sends one MSS and the quota counts it, so a burst takes several calls but ends
 //!   at the same quota.
@@ -137,10 +139,11 @@ impl Scheduler for RoundRobin {
             return;
         }
         if v.meta.new_data {
-            if !v.subflows[sub].can_transmit_now() {
-                return;
+            if v.subflows[sub].can_transmit_now() {
+                out.push(Action::Send { sub, seg: Segment::New });
+            } else {
+                out.push(Action::Enqueue { sub, bytes: v.meta.next_len });
             }
-            out.push(Action::Send { sub, seg: Segment::New });
         }
         // `quota += 1` (one MSS). Linux counts the segment before `mptcp_write_xmit`
         // tests the connection-level window, so a segment that the peer's window then
@@ -208,6 +211,16 @@ mod tests {
         assert!(run(&mut s, &subs, &[0, 1], blocked).is_empty());
         // Subflow 1's turn went by: subflow 0 sends next.
         assert_eq!(sent_on(&run(&mut s, &subs, &[0, 1], new_data(0, 1448))), Some(0));
+    }
+
+    #[test]
+    fn a_paced_subflow_takes_its_turn_as_queued_data() {
+        // Subflow 1's pacer holds it back: Linux still hands it the segment (it waits in
+        // the subflow's queue), and the next segment goes to subflow 0.
+        let subs = [sub(10, 1000, 0), SubflowView { pacing_ok: false, ..sub(50, 1000, 0) }];
+        let mut s = RoundRobin::new(1, true);
+        assert_eq!(run(&mut s, &subs, &[0, 1], new_data(0, 1448)), vec![Action::Enqueue { sub: 1, bytes: 1448 }]);
+        assert_eq!(sent_on(&run(&mut s, &subs, &[0, 1], new_data(1448, 1448))), Some(0));
     }
 
     #[test]
