@@ -1,8 +1,9 @@
 //! Acceptance 6 of issue 2: invariants on >= 200 random scenarios.
 //!
 //! The generator (seeded, so failures reproduce) covers link down/up, 100 % loss, receive
-//! buffers under 4 MSS, ramps, shared bottlenecks, background TCP flows and both recovery
-//! modes. Invariants are checked after every event:
+//! buffers under 4 MSS, ramps, shared bottlenecks, background TCP flows, both recovery
+//! modes, and every registered congestion control and scheduler with random choice and
+//! boolean options (issue 4, must-pass 9). Invariants are checked after every event:
 //! bytes delivered once and in order, queues within limits, packet conservation at every
 //! link, every undelivered data byte still outstanding on some subflow, cwnd finite and
 //! >= its floor. The test prints the coverage it reached.
@@ -26,7 +27,9 @@ struct Case {
 
 fn pick<'a, T>(r: &mut Rng, xs: &'a [T]) -> &'a T { &xs[r.below(xs.len() as u64) as usize] }
 
-fn gen_case(r: &mut Rng) -> Case {
+/// `rs` draws the schedulers, on its own stream so that the rest of each case is what it
+/// was before schedulers were drawn.
+fn gen_case(r: &mut Rng, rs: &mut Rng) -> Case {
     let mut features = vec![];
     let duration_s = 4 + r.below(9); // 4..12 s
     let n_links = 1 + r.below(4) as usize;
@@ -113,6 +116,7 @@ fn gen_case(r: &mut Rng) -> Case {
             "opportunistic_retransmission": r.chance(0.7),
             "penalisation": r.chance(0.7),
         });
+        pick_scheduler(rs, &mut conn, &mut features);
         let y = r.next_f64();
         if y < 0.25 {
             conn["receive_buffer"] = json!(format!("{} B", 500 + r.below(4 * 1448 - 500)));
@@ -189,14 +193,40 @@ fn pick_cc(r: &mut Rng, features: &mut Vec<&'static str>) -> &'static str {
     c
 }
 
+/// Any registered scheduler, with each boolean and choice option drawn at random (integer
+/// options keep their defaults).
+fn pick_scheduler(r: &mut Rng, conn: &mut Value, features: &mut Vec<&'static str>) {
+    use mptcplab_core::options::OptKind;
+    let reg = mptcplab_core::mptcp::scheduler::REGISTRY;
+    let s = &reg[r.below(reg.len() as u64) as usize];
+    features.push(s.name);
+    conn["scheduler"] = json!(s.name);
+    let mut opts = serde_json::Map::new();
+    for o in s.options {
+        match o.kind {
+            OptKind::Bool => {
+                opts.insert(o.name.into(), json!(r.chance(0.5)));
+            }
+            OptKind::Choice(cs) => {
+                opts.insert(o.name.into(), json!(cs[r.below(cs.len() as u64) as usize]));
+            }
+            OptKind::Int { .. } => {}
+        }
+    }
+    if !opts.is_empty() {
+        conn["scheduler_options"] = Value::Object(opts);
+    }
+}
+
 #[test]
 fn invariants_hold_on_250_random_scenarios() {
     let mut r = Rng::stream(2026, "property-test-generator");
+    let mut rs = Rng::stream(2026, "property-test-schedulers");
     let mut coverage: BTreeMap<&str, u32> = BTreeMap::new();
     let cases = 250;
     let mut total_events = 0u64;
     for case_no in 0..cases {
-        let case = gen_case(&mut r);
+        let case = gen_case(&mut r, &mut rs);
         for f in &case.features {
             *coverage.entry(f).or_default() += 1;
         }
@@ -229,6 +259,9 @@ fn invariants_hold_on_250_random_scenarios() {
     println!("property test: {cases} scenarios, {total_events} events checked; coverage:");
     for (k, v) in &coverage {
         println!("  {k:28} {v:4} cases");
+    }
+    for sched in mptcplab_core::mptcp::scheduler::REGISTRY {
+        assert!(coverage.get(sched.name).copied().unwrap_or(0) >= 5, "coverage of scheduler {:?} too low: {coverage:?}", sched.name);
     }
     for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck"] {
         assert!(coverage.get(must).copied().unwrap_or(0) >= 5, "coverage of {must:?} too low: {coverage:?}");

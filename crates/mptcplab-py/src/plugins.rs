@@ -292,6 +292,7 @@ impl PySubflowView {
             queued_bytes,
             pacing_ok,
             wnd_ok,
+            ..Default::default()
         };
         Ok(PySubflowView { index, v })
     }
@@ -325,6 +326,12 @@ impl PySubflowView {
     /// Bytes assigned to this subflow (Enqueue) and not yet sent.
     #[getter]
     fn queued_bytes(&self) -> u64 { self.v.queued_bytes }
+    /// Segments sent and not cumulatively acknowledged on this subflow.
+    #[getter]
+    fn packets_out(&self) -> u32 { self.v.packets_out }
+    /// Bytes sent and not cumulatively acknowledged on this subflow.
+    #[getter]
+    fn outstanding_bytes(&self) -> u64 { self.v.outstanding_bytes }
     /// The pacer lets a packet leave now.
     #[getter]
     fn pacing_ok(&self) -> bool { self.v.pacing_ok }
@@ -414,11 +421,26 @@ impl PyMetaView {
     #[pyo3(signature = (*, new_data=false, next_dsn=0, next_len=0, window_limited=false, reinject=None, una=None, sndbuf_full=false, window_free=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(new_data: bool, next_dsn: u64, next_len: u32, window_limited: bool, reinject: Option<&Bound<'_, PyAny>>, una: Option<&Bound<'_, PyAny>>, sndbuf_full: bool, window_free: u64) -> PyResult<Self> {
-        Ok(PyMetaView { m: MetaView { new_data, next_dsn, next_len, window_limited, reinject: data_ref_from(reinject)?, una: data_ref_from(una)?, sndbuf_full, window_free } })
+        Ok(PyMetaView { m: MetaView { new_data, next_dsn, next_len, window_limited, reinject: data_ref_from(reinject)?, una: data_ref_from(una)?, sndbuf_full, window_free, ..Default::default() } })
     }
     /// Bytes the peer's connection-level window still allows beyond what is in flight.
     #[getter]
     fn window_free(&self) -> u64 { self.m.window_free }
+    /// DATA_ACK: the oldest data not acknowledged at connection level.
+    #[getter]
+    fn data_una(&self) -> u64 { self.m.data_una }
+    /// The peer's connection-level receive window.
+    #[getter]
+    fn snd_wnd(&self) -> u64 { self.m.snd_wnd }
+    /// Bytes written by the application and never handed to a subflow.
+    #[getter]
+    fn unsent(&self) -> u64 { self.m.unsent }
+    /// Bytes written and not DATA_ACKed.
+    #[getter]
+    fn queued_bytes(&self) -> u64 { self.m.queued_bytes }
+    /// Segments handed to subflows and not DATA_ACKed.
+    #[getter]
+    fn packets_out(&self) -> u32 { self.m.packets_out }
     /// New data is ready to go (written, never sent, and allowed by the peer's window).
     #[getter]
     fn new_data(&self) -> bool { self.m.new_data }
@@ -490,7 +512,7 @@ impl PySchedView {
         }
         let meta = match meta {
             Some(m) => m,
-            None => Py::new(py, PyMetaView { m: MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: false, reinject: None, una: None, sndbuf_full: false, window_free: 0 } })?,
+            None => Py::new(py, PyMetaView { m: MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: false, reinject: None, una: None, sndbuf_full: false, ..Default::default() } })?,
         };
         Ok(PySchedView { now: secs_to_time("now", now)?, subflows: PyTuple::new(py, subflows)?.unbind(), order: PyTuple::new(py, order)?.unbind(), meta })
     }

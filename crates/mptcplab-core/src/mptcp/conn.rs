@@ -4,7 +4,7 @@
 use super::meta::{MetaReceiver, MetaSender};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
-use super::scheduler::{Action, AnyScheduler, MetaView, SchedView, Scheduler, Segment, SubflowView};
+use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, SubflowView};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::net::packet::{Packet, PacketKind};
 use crate::sim::TimerKind;
@@ -52,6 +52,8 @@ pub struct Subflow {
     pub pace_deadline: Option<SimTime>,
     pub pace_event_at: Option<SimTime>,
     pub established_at: Option<SimTime>,
+    /// What the scheduler sent on this subflow (sends by kind, penalisations).
+    pub sched: SchedCounters,
 }
 
 #[derive(Clone, Debug)]
@@ -138,6 +140,7 @@ impl Connection {
                 pace_deadline: None,
                 pace_event_at: None,
                 established_at: None,
+                sched: SchedCounters::default(),
             });
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
@@ -516,6 +519,8 @@ impl Connection {
                 // v0.89 `mptcp_is_available`: write_seq + min(len, mss) must stay within
                 // the subflow's own window end, snd_una + snd_wnd (schedulers.md §4.1).
                 wnd_ok: t.outstanding_bytes() + s.queued_bytes + want <= t.snd_wnd,
+                packets_out: t.packets_out,
+                outstanding_bytes: t.outstanding_bytes(),
             });
         }
     }
@@ -571,7 +576,8 @@ impl Connection {
             // New data waits only because the peer's window is closed.
             let window_limited = !new_data && self.snd.unsent() > 0;
             let sndbuf_full = self.app_blocked();
-            if reinject.is_none() && !new_data && !window_limited && !sndbuf_full {
+            // (Data in flight alone: a redundant scheduler may still copy it.)
+            if reinject.is_none() && !new_data && !window_limited && !sndbuf_full && self.snd.segs.is_empty() {
                 break;
             }
             // Every decision below needs a subflow that can send now (minRTT's
@@ -581,11 +587,26 @@ impl Connection {
             }
             self.build_views(now, next.unwrap_or(mss) as u64);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
-            let window_free = self.snd.rwnd_edge.saturating_sub(self.snd.dsn_nxt);
-            let meta = MetaView { new_data, next_dsn: self.snd.dsn_nxt, next_len: next.unwrap_or(0), window_limited, reinject, una, sndbuf_full, window_free };
+            let snd = &self.snd;
+            let meta = MetaView {
+                new_data,
+                next_dsn: snd.dsn_nxt,
+                next_len: next.unwrap_or(0),
+                window_limited,
+                reinject,
+                una,
+                sndbuf_full,
+                data_una: snd.data_una,
+                snd_wnd: snd.rwnd_edge.saturating_sub(snd.data_una),
+                unsent: snd.unsent(),
+                queued_bytes: snd.written - snd.data_una,
+                packets_out: snd.segs.len() as u32,
+                window_free: snd.rwnd_edge.saturating_sub(snd.dsn_nxt),
+            };
+            let (front, back) = snd.segs.as_slices();
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
-            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta }, &mut actions);
+            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back } }, &mut actions);
             let mut sent = false;
             for a in actions.iter() {
                 match *a {
@@ -608,6 +629,7 @@ impl Connection {
                             if prior >= st.ssthresh {
                                 st.ssthresh = (st.ssthresh >> 1).max(2);
                             }
+                            s.sched.penalised += 1;
                             self.stats.penalisations += 1;
                         }
                     }
@@ -668,6 +690,12 @@ impl Connection {
                 (dsn, len)
             }
         };
+        let c = &mut self.subflows[i].sched;
+        match seg {
+            Segment::New => c.new_segs += 1,
+            Segment::Reinject => c.reinjected_segs += 1,
+            Segment::Copy { .. } => c.copied_segs += 1,
+        }
         let seq = self.subflows[i].tx.send_new(now, len, dsn);
         self.emit_data(now, i, seq, len, dsn, false, out);
         true

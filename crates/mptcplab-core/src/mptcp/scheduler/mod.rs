@@ -6,9 +6,23 @@
 //! - waiting for a better subflow (`Wait`, BLEST/ECF);
 //! - penalising a subflow (`Penalise`, opportunistic retransmission);
 //! and a `Dyn` variant so schedulers can be written outside the crate (Python plug-ins).
+//!
+//! One file per algorithm: minRTT here (the default, and the subflow choice the others
+//! build on), `round_robin`, `redundant`, `blest`, `ecf`.
 
 pub mod rbpm;
 
+mod blest;
+mod ecf;
+mod redundant;
+mod round_robin;
+
+pub use blest::{Blest, BlestOptions};
+pub use ecf::{Ecf, EcfArithmetic};
+pub use redundant::{Redundant, RedundantKernel};
+pub use round_robin::RoundRobin;
+
+use super::meta::MetaSeg;
 use crate::cc::CaState;
 use crate::options::{OptKind, OptionSpec};
 use crate::units::SimTime;
@@ -54,6 +68,33 @@ pub struct SubflowView {
     pub pacing_ok: bool,
     /// The next segment fits the subflow's own window (`snd_una + snd_wnd`).
     pub wnd_ok: bool,
+    /// Segments sent and not cumulatively ACKed (Linux `packets_out`).
+    pub packets_out: u32,
+    /// Bytes sent and not cumulatively ACKed, `snd_nxt - snd_una`; with `queued_bytes`
+    /// this is Linux `write_seq - snd_una`, the data the subflow holds.
+    pub outstanding_bytes: u64,
+}
+
+impl Default for SubflowView {
+    /// A subflow that is not established, with nothing sent.
+    fn default() -> Self {
+        SubflowView {
+            established: false,
+            backup: false,
+            srtt: SimTime::ZERO,
+            rttvar: SimTime::ZERO,
+            cwnd: 0,
+            ssthresh: crate::cc::INFINITE_SSTHRESH,
+            in_flight: 0,
+            ca_state: CaState::Open,
+            mss: 1448,
+            queued_bytes: 0,
+            pacing_ok: true,
+            wnd_ok: true,
+            packets_out: 0,
+            outstanding_bytes: 0,
+        }
+    }
 }
 
 impl SubflowView {
@@ -63,9 +104,15 @@ impl SubflowView {
         self.ca_state != CaState::Loss && self.in_flight + queued_pkts < self.cwnd && self.pacing_ok && self.wnd_ok
     }
     pub fn available(&self) -> bool { self.established && self.has_space() }
+    /// A segment handed to this subflow now leaves now: neither the pacer nor the
+    /// subflow's window holds it. (The simulator has no subflow send queue for `Send`,
+    /// so a scheduler whose kernel version would queue the segment on the subflow waits.)
+    pub fn can_transmit_now(&self) -> bool { self.pacing_ok && self.wnd_ok }
+    /// Linux `srtt_us`: 8 × SRTT in µs (the sub-µs bits are lost).
+    pub fn srtt_us8(&self) -> u64 { self.srtt.us() * 8 }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct MetaView {
     /// New data ready to go (written, never sent, and allowed by the peer's window).
     pub new_data: bool,
@@ -84,6 +131,41 @@ pub struct MetaView {
     /// Bytes the peer's connection-level window still allows beyond what is in flight
     /// (what the sender can see of the receive buffer's free space).
     pub window_free: u64,
+    /// DATA_ACK: the oldest data not acknowledged at connection level.
+    pub data_una: u64,
+    /// The peer's connection-level receive window (Linux meta `snd_wnd`), from DATA_ACK.
+    pub snd_wnd: u64,
+    /// Bytes written by the application and never handed to a subflow (the meta send
+    /// queue).
+    pub unsent: u64,
+    /// Bytes written and not DATA_ACKed (Linux meta `sk_wmem_queued`, in payload bytes).
+    pub queued_bytes: u64,
+    /// Segments handed to subflows and not DATA_ACKed (Linux meta `packets_out`).
+    pub packets_out: u32,
+}
+
+/// The segments handed to subflows and not yet DATA_ACKed, in data-sequence order (the
+/// meta retransmission queue), as the two halves of a ring buffer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MetaSegs<'a> {
+    pub front: &'a [MetaSeg],
+    pub back: &'a [MetaSeg],
+}
+
+impl<'a> MetaSegs<'a> {
+    pub fn len(&self) -> usize { self.front.len() + self.back.len() }
+    pub fn is_empty(&self) -> bool { self.len() == 0 }
+    pub fn iter(&self) -> impl Iterator<Item = &'a MetaSeg> + 'a { self.front.iter().chain(self.back.iter()) }
+    /// The first segment that starts after `dsn` (Linux `skb_rb_next` from the segment
+    /// at `dsn`).
+    pub fn next_after(&self, dsn: u64) -> Option<&'a MetaSeg> {
+        let i = self.front.partition_point(|s| s.dsn <= dsn);
+        if i < self.front.len() {
+            return Some(&self.front[i]);
+        }
+        let j = self.back.partition_point(|s| s.dsn <= dsn);
+        self.back.get(j)
+    }
 }
 
 pub struct SchedView<'a> {
@@ -94,6 +176,22 @@ pub struct SchedView<'a> {
     /// subflow at the head of the connection's list. Ties go by this order.
     pub order: &'a [usize],
     pub meta: MetaView,
+    /// Sent, not DATA_ACKed segments (what a redundant scheduler copies).
+    pub segs: MetaSegs<'a>,
+}
+
+/// Per-subflow counts of what the scheduler had sent on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedCounters {
+    /// `Segment::New`: new data.
+    pub new_segs: u64,
+    /// `Segment::Reinject`: data from the reinjection queue.
+    pub reinjected_segs: u64,
+    /// `Segment::Copy`: data already sent elsewhere (redundant copies, opportunistic
+    /// retransmissions).
+    pub copied_segs: u64,
+    /// Times this subflow's cwnd was halved by a `Penalise`.
+    pub penalised: u64,
 }
 
 pub trait Scheduler {
@@ -177,46 +275,79 @@ impl MinRtt {
 
     /// Opportunistic retransmission and penalisation (`mptcp_rcv_buf_optimization`).
     fn rcv_buf_optimization(&mut self, v: &SchedView, sk: usize, penal: bool, out: &mut Vec<Action>) {
-        let Some((dsn, len, mask)) = v.meta.una else { return };
-        let me = &v.subflows[sk];
-        if self.last_rbuf_opti.len() < v.subflows.len() {
-            self.last_rbuf_opti.resize(v.subflows.len(), SimTime::ZERO);
-        }
-        let may_penalise = self.opts.penalisation && (penal || v.meta.sndbuf_full);
-        // Only penalise again after one SRTT of the fast subflow. Only the first other
-        // subflow (in list order) that carries the head is considered (`break` in
-        // mptcp_sched.c v0.9x), and halved if it is slower and in the Open state.
-        if may_penalise && v.now.saturating_sub(self.last_rbuf_opti[sk]) >= me.srtt {
-            if let Some((i, s)) = v.order.iter().map(|&i| (i, &v.subflows[i])).find(|&(i, _)| i != sk && mask & (1 << i) != 0) {
-                if me.srtt < s.srtt && s.ca_state == CaState::Open {
-                    out.push(Action::Penalise { sub: i });
-                    self.last_rbuf_opti[sk] = v.now;
-                }
-            }
-        }
-        if !self.opts.opportunistic_retransmission || mask & (1 << sk) != 0 {
-            return;
-        }
-        let mut do_retrans = false;
+        rcv_buf_optimization(v, sk, penal, self.opts, PenaliseScope::First, &mut self.last_rbuf_opti, out);
+    }
+}
+
+/// Which subflows `rcv_buf_optimization` halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PenaliseScope {
+    /// Only the first other subflow (in list order) that carries the head: `break` in
+    /// `mptcp_sched.c` of the v0.94/v0.95 releases.
+    First,
+    /// Every slower subflow that carries the head: `mptcp_blest.c`, and `mptcp_sched.c`
+    /// of the later v0.95 branch that ECF ships with (the loop has no `break`).
+    All,
+}
+
+/// Opportunistic retransmission and penalisation (Linux `mptcp_rcv_buf_optimization`,
+/// reference schedulers.md §4.1) for the chosen subflow `sk`: halve the cwnd of slower
+/// subflows that hold the oldest un-DATA_ACKed segment, at most once per SRTT of `sk`,
+/// and retransmit that segment on `sk`. `last_rbuf_opti[i]` is when subflow i last
+/// penalised (0 at first: the kernel stamps the subflow's creation time instead, which
+/// only forbids penalising during its first SRTT). Returns whether the penalisation
+/// branch was reached (`penal`, or the sender is send-buffer limited), which BLEST
+/// records as a retransmission event.
+pub(crate) fn rcv_buf_optimization(v: &SchedView, sk: usize, penal: bool, opts: MinRttOptions, scope: PenaliseScope, last_rbuf_opti: &mut Vec<SimTime>, out: &mut Vec<Action>) -> bool {
+    let Some((dsn, len, mask)) = v.meta.una else { return false };
+    let me = &v.subflows[sk];
+    if last_rbuf_opti.len() < v.subflows.len() {
+        last_rbuf_opti.resize(v.subflows.len(), SimTime::ZERO);
+    }
+    // `if (!penal && sk_stream_memory_free(meta_sk)) goto retrans;`
+    let reached = penal || v.meta.sndbuf_full;
+    // Only penalise again after one SRTT of the fast subflow; halve a subflow that
+    // carries the head, is slower and is in the Open state.
+    if opts.penalisation && reached && v.now.saturating_sub(last_rbuf_opti[sk]) >= me.srtt {
         for &i in v.order {
-            let s = &v.subflows[i];
             if i == sk || mask & (1 << i) == 0 {
                 continue;
             }
-            if s.cwnd <= 4 {
-                do_retrans = true;
+            let s = &v.subflows[i];
+            if me.srtt < s.srtt && s.ca_state == CaState::Open {
+                out.push(Action::Penalise { sub: i });
+                last_rbuf_opti[sk] = v.now;
+            }
+            if scope == PenaliseScope::First {
                 break;
             }
-            if 4 * me.srtt.ns() >= s.srtt.ns() {
-                do_retrans = false;
-                break;
-            }
-            do_retrans = true;
-        }
-        if do_retrans && me.available() {
-            out.push(Action::Send { sub: sk, seg: Segment::Copy { dsn, len } });
         }
     }
+    if !opts.opportunistic_retransmission || mask & (1 << sk) != 0 {
+        return reached;
+    }
+    // Retransmit unless the first other holder (list order) is within 4x our SRTT;
+    // a holder with cwnd <= 4 always allows it.
+    let mut do_retrans = false;
+    for &i in v.order {
+        let s = &v.subflows[i];
+        if i == sk || mask & (1 << i) == 0 {
+            continue;
+        }
+        if s.cwnd <= 4 {
+            do_retrans = true;
+            break;
+        }
+        if 4 * me.srtt.ns() >= s.srtt.ns() {
+            do_retrans = false;
+            break;
+        }
+        do_retrans = true;
+    }
+    if do_retrans && me.available() {
+        out.push(Action::Send { sub: sk, seg: Segment::Copy { dsn, len } });
+    }
+    reached
 }
 
 impl Scheduler for MinRtt {
@@ -256,24 +387,30 @@ impl Scheduler for MinRtt {
 pub enum AnyScheduler {
     MinRtt(MinRtt),
     Rbpm(rbpm::Rbpm),
+    RoundRobin(RoundRobin),
+    Redundant(Redundant),
+    Blest(Blest),
+    Ecf(Ecf),
     Dyn(Box<dyn Scheduler + Send>),
 }
 
+macro_rules! dispatch {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self {
+            AnyScheduler::MinRtt($s) => $e,
+            AnyScheduler::RoundRobin($s) => $e,
+            AnyScheduler::Redundant($s) => $e,
+            AnyScheduler::Blest($s) => $e,
+            AnyScheduler::Ecf($s) => $e,
+            AnyScheduler::Rbpm($s) => $e,
+            AnyScheduler::Dyn($s) => $e,
+        }
+    };
+}
+
 impl Scheduler for AnyScheduler {
-    fn name(&self) -> &'static str {
-        match self {
-            AnyScheduler::MinRtt(s) => s.name(),
-            AnyScheduler::Rbpm(s) => s.name(),
-            AnyScheduler::Dyn(s) => s.name(),
-        }
-    }
-    fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) {
-        match self {
-            AnyScheduler::MinRtt(s) => s.schedule(v, out),
-            AnyScheduler::Rbpm(s) => s.schedule(v, out),
-            AnyScheduler::Dyn(s) => s.schedule(v, out),
-        }
-    }
+    fn name(&self) -> &'static str { dispatch!(self, s => s.name()) }
+    fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) { dispatch!(self, s => s.schedule(v, out)) }
 }
 
 pub struct SchedInfo {
@@ -283,11 +420,58 @@ pub struct SchedInfo {
     pub options: &'static [OptionSpec],
 }
 
+/// A byte-sized Linux module parameter (`unsigned char`).
+const fn byte_param(name: &'static str, default: &'static str, description: &'static str) -> OptionSpec {
+    OptionSpec { name, kind: OptKind::Int { min: 0, max: 255 }, default, description }
+}
+
 pub const REGISTRY: &[SchedInfo] = &[
     SchedInfo {
         name: "minrtt",
         description: "Default out-of-tree Linux MPTCP scheduler: lowest-SRTT subflow with cwnd space; opportunistic retransmission + penalisation",
         options: &[],
+    },
+    SchedInfo {
+        name: "roundrobin",
+        description: "Linux mptcp_rr.c: subflows take turns in the kernel's list order, num_segments at a time; no opportunistic retransmission",
+        options: &[
+            OptionSpec { name: "num_segments", kind: OptKind::Int { min: 1, max: 255 }, default: "1", description: "consecutive segments a subflow sends before the next one's turn (Linux module parameter num_segments)" },
+            OptionSpec { name: "cwnd_limited", kind: OptKind::Bool, default: "true", description: "skip subflows whose cwnd is full; false keeps the strict rotation and waits for the next subflow's cwnd (Linux cwnd_limited)" },
+        ],
+    },
+    SchedInfo {
+        name: "redundant",
+        description: "Linux mptcp_redundant.c: every segment on every available active subflow, each subflow at its own pace; the first copy to arrive counts",
+        options: &[OptionSpec {
+            name: "kernel",
+            kind: OptKind::Choice(&["v0.95", "v0.94"]),
+            default: "v0.95",
+            description: "v0.95 (Linux 4.19): a subflow with nothing to resume starts at the send head and copying stops once all data is sent; v0.94 (Linux 4.14): it starts at the oldest un-DATA_ACKed segment and copies until all is DATA_ACKed",
+        }],
+    },
+    SchedInfo {
+        name: "blest",
+        description: "BLEST (Ferlin et al., IFIP Networking 2016; Linux mptcp_blest.c): minRTT, but waits for the fast subflow when sending on a slower one would block the connection-level window",
+        options: &[
+            byte_param("lambda", "12", "initial scaling factor x10 of the fast subflow's estimated send volume (1.2)"),
+            byte_param("min_lambda", "10", "lower bound of lambda x10"),
+            byte_param("max_lambda", "13", "upper bound of lambda x10"),
+            byte_param("dyn_lambda_good", "10", "decrease of lambda x1000 per slow-subflow RTT without a retransmission event"),
+            byte_param("dyn_lambda_bad", "40", "increase of lambda x1000 per slow-subflow RTT with a retransmission event"),
+        ],
+    },
+    SchedInfo {
+        name: "ecf",
+        description: "ECF (Lim et al., CoNEXT 2017; Linux mptcp_ecf.c): minRTT, but waits for the fastest subflow when it would finish the queued data sooner than a slower one",
+        options: &[
+            OptionSpec { name: "r_beta", kind: OptKind::Int { min: 1, max: 1_000_000 }, default: "4", description: "hysteresis beta = 1/r_beta once waiting (Linux mptcp_ecf_r_beta)" },
+            OptionSpec {
+                name: "arithmetic",
+                kind: OptKind::Choice(&["linux", "exact"]),
+                default: "linux",
+                description: "evaluate the inequalities as the kernel does, with 32-bit products that wrap for large windows and RTTs, or exactly",
+            },
+        ],
     },
     SchedInfo {
         name: "rbpm",
@@ -308,19 +492,50 @@ pub fn check(name: &str, params: &crate::options::Params) -> Result<&'static Sch
 
 /// Build a scheduler by name. `conn` carries the connection-level switches
 /// (opportunistic retransmission, penalisation) that the kernel applies to every
-/// scheduler.
+/// scheduler that calls `mptcp_rcv_buf_optimization` (minRTT, BLEST, ECF).
 pub fn make(name: &str, params: &crate::options::Params, conn: MinRttOptions) -> Result<AnyScheduler, crate::options::OptionError> {
     let info = check(name, params)?;
-    let _o = crate::options::Opts { component: info.name, options: info.options, given: params };
+    let o = crate::options::Opts { component: info.name, options: info.options, given: params };
+    // Ranges are checked against the registry above, so the casts cannot truncate.
     Ok(match name {
         "minrtt" => AnyScheduler::MinRtt(MinRtt::new(conn)),
         "rbpm" => {
-            let o = _o;
-            let form = if o.choice("required") == "slowest" { rbpm::Required::Slowest } else { rbpm::Required::Pairwise };
+                        let form = if o.choice("required") == "slowest" { rbpm::Required::Slowest } else { rbpm::Required::Pairwise };
             AnyScheduler::Rbpm(rbpm::Rbpm::new(form, o.choice("reactivation") == "literal"))
         }
+        "roundrobin" => AnyScheduler::RoundRobin(RoundRobin::new(o.int("num_segments") as u32, o.bool("cwnd_limited"))),
+        "redundant" => AnyScheduler::Redundant(Redundant::new(if o.choice("kernel") == "v0.94" { RedundantKernel::V094 } else { RedundantKernel::V095 })),
+        "blest" => AnyScheduler::Blest(Blest::new(
+            conn,
+            BlestOptions {
+                lambda: o.int("lambda") as u8,
+                min_lambda: o.int("min_lambda") as u8,
+                max_lambda: o.int("max_lambda") as u8,
+                dyn_lambda_good: o.int("dyn_lambda_good") as u8,
+                dyn_lambda_bad: o.int("dyn_lambda_bad") as u8,
+            },
+        )),
+        "ecf" => AnyScheduler::Ecf(Ecf::new(conn, o.int("r_beta") as u32, if o.choice("arithmetic") == "exact" { EcfArithmetic::Exact } else { EcfArithmetic::Linux })),
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
+}
+
+/// Hand-built views for the schedulers' unit tests.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+
+    /// An established subflow: SRTT, cwnd and packets in flight; mss 1448.
+    pub fn sub(srtt_ms: u64, cwnd: u32, in_flight: u32) -> SubflowView {
+        SubflowView { established: true, srtt: SimTime::from_ms(srtt_ms), cwnd, ssthresh: 100, in_flight, packets_out: in_flight, outstanding_bytes: in_flight as u64 * 1448, ..SubflowView::default() }
+    }
+
+    /// New data of `len` bytes at `dsn` is ready and fits the peer's window.
+    pub fn new_data(dsn: u64, len: u32) -> MetaView {
+        MetaView { new_data: len > 0, next_dsn: dsn, next_len: len, data_una: dsn, snd_wnd: 1 << 30, unsent: 1 << 20, queued_bytes: 1 << 20, ..MetaView::default() }
+    }
+
+    pub fn view<'a>(subs: &'a [SubflowView], order: &'a [usize], meta: MetaView) -> SchedView<'a> { SchedView { now: SimTime::from_secs(1), subflows: subs, order, meta, segs: MetaSegs::default() } }
 }
 
 #[cfg(test)]
@@ -328,7 +543,7 @@ mod tests {
     use super::*;
 
     fn sv(srtt_ms: u64, cwnd: u32, in_flight: u32) -> SubflowView {
-        SubflowView { established: true, backup: false, srtt: SimTime::from_ms(srtt_ms), rttvar: SimTime::ZERO, cwnd, ssthresh: 100, in_flight, ca_state: CaState::Open, mss: 1448, queued_bytes: 0, pacing_ok: true, wnd_ok: true }
+        SubflowView { established: true, srtt: SimTime::from_ms(srtt_ms), cwnd, ssthresh: 100, in_flight, ..SubflowView::default() }
     }
 
     #[test]
@@ -359,22 +574,22 @@ mod tests {
         // Head held by B (srtt 50, cwnd 10), fast A (srtt 10): 4*10 < 50 -> retransmit.
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: true, penalisation: true });
         let subs = [sv(10, 10, 0), sv(50, 10, 10)];
-        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false, window_free: 0 };
+        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false, ..MetaView::default() };
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1], meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }, Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
         // Penalisation again within one SRTT of A: only the retransmission.
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(1) + SimTime::from_ms(5), subflows: &subs, order: &[0, 1], meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1) + SimTime::from_ms(5), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
         assert_eq!(out, vec![Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
         // B srtt 30: 4*10 >= 30 -> no retransmission; B cwnd 4 -> retransmit.
         let subs = [sv(10, 10, 0), sv(30, 10, 10)];
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(3), subflows: &subs, order: &[0, 1], meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(3), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
         assert!(!out.iter().any(|a| matches!(a, Action::Send { .. })));
         let subs = [sv(10, 10, 0), sv(30, 4, 4)];
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, order: &[0, 1], meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
         assert!(out.contains(&Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }));
     }
 
@@ -382,14 +597,14 @@ mod tests {
     fn penalisation_halves_only_the_first_subflow_that_carries_the_head() {
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
         let subs = [sv(10, 10, 0), sv(50, 10, 10), sv(80, 10, 10)];
-        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false, window_free: 0 };
+        let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false, ..MetaView::default() };
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1, 2], meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1, 2], meta, segs: MetaSegs::default() }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }]);
         // The kernel walks newest first: with order [0, 2, 1] subflow 2 is the first.
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 2, 1], meta }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 2, 1], meta, segs: MetaSegs::default() }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 2 }]);
     }
 
