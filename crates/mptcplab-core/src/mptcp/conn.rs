@@ -7,6 +7,7 @@ use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaView, SchedView, Scheduler, Segment, SubflowView};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::net::packet::{Packet, PacketKind};
+use crate::rng::Rng;
 use crate::sim::TimerKind;
 use crate::tcp::{AckDecision, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
@@ -30,7 +31,7 @@ pub enum SubState {
 }
 
 pub struct Subflow {
-    /// Index into the connection's path list, and the world's route ids.
+    /// Index into the connection's path list (several subflows may share a path).
     pub path: usize,
     pub route_fwd: u32,
     pub route_rev: u32,
@@ -53,6 +54,44 @@ pub struct Subflow {
     pub pace_event_at: Option<SimTime>,
     pub established_at: Option<SimTime>,
 }
+
+impl Subflow {
+    fn new(cfg: &ConnConfig, path: usize, p: &ConnPath, iss: u32) -> Result<Subflow, String> {
+        let cc = cc::make(&cfg.cc, &cfg.cc_params).map_err(|e| e.message)?;
+        Ok(Subflow {
+            path,
+            route_fwd: p.route_fwd,
+            route_rev: p.route_rev,
+            state: SubState::Idle,
+            backup: p.backup,
+            tx: SubflowTx::new(cfg.tcp, iss, cc, SimTime::ZERO),
+            rx: None,
+            iss,
+            syn_sent_at: SimTime::ZERO,
+            syn_retries: 0,
+            handshake_deadline: None,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            rto_event_at: None,
+            delack_event_at: None,
+            pace_deadline: None,
+            pace_event_at: None,
+            established_at: None,
+        })
+    }
+}
+
+/// One path of a connection: its routes and whether its subflows are backups.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnPath {
+    pub route_fwd: u32,
+    pub route_rev: u32,
+    pub backup: bool,
+}
+
+/// Subflows per connection: `MetaSeg::path_mask` has one bit per subflow (the
+/// out-of-tree kernel's `path_index_bits` is one `unsigned long` too).
+pub const MAX_SUBFLOWS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct ConnConfig {
@@ -85,6 +124,10 @@ pub struct Connection {
     pub cfg: ConnConfig,
     /// The application writing into the send buffer (its configuration is `cfg.app`).
     pub app: App,
+    /// The paths (address pairs) this connection may use, by connection path index.
+    pub paths: Vec<ConnPath>,
+    /// Initial sequence numbers for subflows opened later.
+    iss: Rng,
     pub subflows: Vec<Subflow>,
     pub snd: MetaSender,
     pub rcv: MetaReceiver,
@@ -114,31 +157,16 @@ pub struct Connection {
 pub type TimerRequest = (SimTime, u16, TimerKind);
 
 impl Connection {
-    /// `routes[i]` = (forward route, reverse route) of path i; `iss[i]` its initial sequence.
-    pub fn new(id: u32, cfg: ConnConfig, routes: &[(u32, u32)], backup: &[bool], iss: &[u32], sched: AnyScheduler, pm: AnyPm) -> Result<Self, String> {
+    /// `routes[i]` = (forward route, reverse route) of path i and `backup[i]` its backup
+    /// flag. `iss` is the connection's stream of initial sequence numbers: one draw per
+    /// path now, then one per subflow opened later on an already used path.
+    pub fn new(id: u32, cfg: ConnConfig, routes: &[(u32, u32)], backup: &[bool], mut iss: Rng, sched: AnyScheduler, pm: AnyPm) -> Result<Self, String> {
+        let paths: Vec<ConnPath> = routes.iter().enumerate().map(|(i, &(fwd, rev))| ConnPath { route_fwd: fwd, route_rev: rev, backup: backup.get(i).copied().unwrap_or(false) }).collect();
+        // One idle subflow per path up front, so the first subflow of path i is subflow i
+        // (fullmesh and default never open more; result tables keep that numbering).
         let mut subflows = Vec::with_capacity(routes.len());
-        for (i, &(f, r)) in routes.iter().enumerate() {
-            let cc = cc::make(&cfg.cc, &cfg.cc_params).map_err(|e| e.message)?;
-            subflows.push(Subflow {
-                path: i,
-                route_fwd: f,
-                route_rev: r,
-                state: SubState::Idle,
-                backup: backup.get(i).copied().unwrap_or(false),
-                tx: SubflowTx::new(cfg.tcp, iss[i], cc, SimTime::ZERO),
-                rx: None,
-                iss: iss[i],
-                syn_sent_at: SimTime::ZERO,
-                syn_retries: 0,
-                handshake_deadline: None,
-                queue: VecDeque::new(),
-                queued_bytes: 0,
-                rto_event_at: None,
-                delack_event_at: None,
-                pace_deadline: None,
-                pace_event_at: None,
-                established_at: None,
-            });
+        for (i, p) in paths.iter().enumerate() {
+            subflows.push(Subflow::new(&cfg, i, p, iss.next_u64() as u32)?);
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
         let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge());
@@ -147,6 +175,8 @@ impl Connection {
             app: cfg.app.clone(),
             advertised_edge: rcv.window_edge(),
             cfg,
+            paths,
+            iss,
             subflows,
             snd,
             rcv,
@@ -165,6 +195,27 @@ impl Connection {
             pm_actions: Vec::new(),
             sent_before: Vec::new(),
         })
+    }
+
+    /// Carry out `PmAction::OpenSubflow`: the path's idle subflow if it has one, else a
+    /// new subflow on the same path (another source port, as ndiffports does). At most
+    /// `MAX_SUBFLOWS`; a request beyond that is ignored.
+    fn open_subflow(&mut self, now: SimTime, path: usize, backup: bool, out: &mut Vec<Packet>) {
+        let Some(p) = self.paths.get(path) else { return };
+        let i = match self.subflows.iter().position(|s| s.path == path && s.state == SubState::Idle) {
+            Some(i) => i,
+            None if self.subflows.len() < MAX_SUBFLOWS => {
+                let iss = self.iss.next_u64() as u32;
+                // The controller was built from the same name and options in `new`.
+                let Ok(s) = Subflow::new(&self.cfg, path, p, iss) else { return };
+                self.subflows.push(s);
+                self.order_pos.push(0);
+                self.subflows.len() - 1
+            }
+            None => return,
+        };
+        self.subflows[i].backup = backup;
+        self.send_syn(now, i, out);
     }
 
     fn data_header(&self) -> u32 { TCP_HEADER_BYTES + if self.cfg.mptcp { DSS_BYTES } else { 0 } }
@@ -245,16 +296,13 @@ impl Connection {
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
                 self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
                 if initial && self.cfg.mptcp {
-                    let backup: Vec<bool> = self.subflows.iter().map(|s| s.backup).collect();
+                    let backup: Vec<bool> = self.paths.iter().map(|p| p.backup).collect();
                     let mut acts = std::mem::take(&mut self.pm_actions);
                     acts.clear();
-                    self.pm.on_established(self.subflows.len(), i, &backup, &mut acts);
+                    self.pm.on_established(self.paths.len(), self.subflows[i].path, &backup, &mut acts);
                     for a in acts.drain(..) {
                         let PmAction::OpenSubflow { path, backup } = a;
-                        if path < self.subflows.len() && self.subflows[path].state == SubState::Idle {
-                            self.subflows[path].backup = backup;
-                            self.send_syn(now, path, out);
-                        }
+                        self.open_subflow(now, path, backup, out);
                     }
                     self.pm_actions = acts;
                 }
