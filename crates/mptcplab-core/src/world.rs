@@ -285,6 +285,17 @@ impl Simulator {
             self.offer(p);
         }
         self.outbox = out;
+        let paths = &self.conn_paths[c];
+        for ch in self.conns[c].poll_status_changes() {
+            let e = &mut self.metrics.events;
+            e.time_s.push(ch.at.secs_f64());
+            e.conn.push(c as u32);
+            e.subflow.push(ch.subflow as u32);
+            e.path.push(paths[ch.path] as u32);
+            e.from.push(ch.from.as_str());
+            e.to.push(ch.to.as_str());
+            e.reason.push(ch.reason);
+        }
         self.timer_reqs.clear();
         let mut reqs = std::mem::take(&mut self.timer_reqs);
         self.conns[c].poll_timers(&mut reqs);
