@@ -30,5 +30,5 @@ def simulate(
     `trace_flows` (default: all flows). `progress(sim_time_s, end_s)` is called about
     every 0.25 wall seconds. Returns plain columns:
       {"meta": {...}, "summary": {col: list}, "subflow_summary": {...},
-       "subflows": {...}, "connections": {...}, "links": {...}}
+       "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...}}
     """
