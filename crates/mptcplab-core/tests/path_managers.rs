@@ -72,7 +72,7 @@ fn a_backup_subflow_carries_nothing_while_the_active_one_works_and_takes_over_wi
     let mut takeover = None;
     let mut t = down;
     while t < down + SimTime::from_secs(5) {
-        t = t + SimTime::from_ms(10);
+        t += SimTime::from_ms(10);
         run_checked(&mut s, t);
         if s.conns[0].subflows[1].tx.stats.bytes_acked > 0 {
             takeover = Some(t - down);
