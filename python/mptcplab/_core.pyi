@@ -125,5 +125,5 @@ def simulate(
     raises PluginError when one fails. `progress(sim_time_s, end_s)` is called about
     every 0.25 wall seconds. Returns plain columns:
       {"meta": {...}, "summary": {col: list}, "subflow_summary": {...},
-       "subflows": {...}, "connections": {...}, "links": {...}}
+       "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...}}
     """

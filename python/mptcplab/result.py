@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES"]
 
 TIMESERIES_TABLES = ("subflows", "connections", "links")
-TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES)
+TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events")
 FORMAT_VERSION = 1  # layout of a saved result directory
 
 
@@ -86,7 +86,8 @@ class Timeseries:
 
 class Result:
     """One run: `.meta` (dict), `.summary` (one row per flow), `.subflow_summary`,
-    `.timeseries.{subflows,connections,links}` and the `.scenario` that produced it.
+    `.timeseries.{subflows,connections,links}`, `.subflow_events` and the `.scenario`
+    that produced it.
 
     The core's columns are kept as they came; each DataFrame is built on first access,
     so code that only needs `.columns(name)` (the CLI's summary) never imports pandas.
@@ -118,7 +119,8 @@ class Result:
 
     # -- tables ----------------------------------------------------------------------------
     def table(self, name: str) -> pd.DataFrame:
-        """A table by name: summary, subflow_summary, subflows, connections, links."""
+        """A table by name: summary, subflow_summary, subflows, connections, links,
+        subflow_events."""
         if name not in TABLES:
             raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         frame = self._frames.get(name)
@@ -149,6 +151,13 @@ class Result:
     def subflow_summary(self) -> pd.DataFrame:
         """One row per subflow."""
         return self.table("subflow_summary")
+
+    @property
+    def subflow_events(self) -> pd.DataFrame:
+        """One row per subflow status change of an MPTCP connection: time_s, flow,
+        subflow, path, from, to (idle, opening, active, standby, backup, failed) and
+        reason (opened, established, rto, ack_received, no_active_usable, active_usable)."""
+        return self.table("subflow_events")
 
     @property
     def timeseries(self) -> Timeseries:

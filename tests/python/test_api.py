@@ -119,6 +119,18 @@ def test_a_background_tcp_flow_appears_as_a_tcp_row():
     assert summary.loc["bg", "bytes_delivered"] > 0
 
 
+def test_subflow_status_changes_are_a_table_with_a_failover():
+    d = two_paths("6 s")
+    d["paths"][1]["backup"] = True
+    d["links"][0]["schedule"] = [{"at": "2 s", "state": "down"}]
+    ev = mptcplab.simulate(d).subflow_events
+    assert {"time_s", "flow", "subflow", "path", "from", "to", "reason"} <= set(ev.columns)
+    failed = ev[(ev["path"] == "p0") & (ev["to"] == "failed")]
+    assert len(failed) == 1 and failed["reason"].iloc[0] == "rto" and 2.0 < failed["time_s"].iloc[0] < 3.0
+    takeover = ev[(ev["path"] == "p1") & (ev["to"] == "backup")]
+    assert list(takeover["time_s"]) == list(failed["time_s"])
+
+
 # -- save / load ---------------------------------------------------------------------------
 def test_save_and_load_round_trip_records_scenario_seed_and_version(tmp_path, default_run):
     out = default_run.save(tmp_path / "run")

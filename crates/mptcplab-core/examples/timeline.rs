@@ -25,6 +25,7 @@ fn main() {
         let g = (c.rcv.read_total - prev_read) as f64 * 8e-6;
         prev_read = c.rcv.read_total;
         let mut line = format!("{t:4}s goodput {g:6.2} |");
+        prev_sent.resize(c.subflows.len(), 0); // path managers may open subflows later
         for (i, s) in c.subflows.iter().enumerate() {
             let r = (s.tx.stats.bytes_sent - prev_sent[i]) as f64 * 8e-6;
             prev_sent[i] = s.tx.stats.bytes_sent;

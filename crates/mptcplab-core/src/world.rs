@@ -59,7 +59,7 @@ pub struct Simulator {
     pub links: Vec<LinkDir>,
     routes: Vec<Route>,
     pub conns: Vec<Connection>,
-    /// Per connection: the world path index of each subflow.
+    /// Per connection: the world path index of each connection path.
     pub conn_paths: Vec<Vec<usize>>,
     pub plan: Plan,
     outbox: Vec<Packet>,
@@ -97,8 +97,7 @@ impl Simulator {
         for (ci, c) in plan.conns.iter().enumerate() {
             let route_pairs: Vec<(u32, u32)> = c.paths.iter().map(|&p| (2 * p as u32, 2 * p as u32 + 1)).collect();
             let backup: Vec<bool> = c.paths.iter().map(|&p| plan.paths[p].backup).collect();
-            let mut rng = Rng::stream(seed, &format!("conn/{}/iss", c.cfg.name));
-            let iss: Vec<u32> = c.paths.iter().map(|_| rng.next_u64() as u32).collect();
+            let iss = Rng::stream(seed, &format!("conn/{}/iss", c.cfg.name));
             let flags = MinRttOptions { opportunistic_retransmission: c.opportunistic_retransmission, penalisation: c.penalisation };
             let sched = crate::mptcp::scheduler::make(&c.scheduler, &c.scheduler_params, flags).map_err(|e| ScenarioError::new("scheduler", e.message))?;
             let pmgr = pm::make(&c.path_manager, &c.pm_params).map_err(|e| ScenarioError::new("path_manager", e.message))?;
@@ -107,7 +106,7 @@ impl Simulator {
                 let mut r = Rng::stream(seed, &format!("conn/{}/start", c.cfg.name));
                 cfg.start += SimTime(r.below(plan.start_jitter.ns()));
             }
-            let conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, &iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            let conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
             conns.push(conn);
             conn_paths.push(c.paths.clone());
         }
@@ -162,7 +161,10 @@ impl Simulator {
     /// Replace a connection's scheduler before the run (plug-ins, e.g. from Python).
     pub fn set_scheduler(&mut self, conn: usize, sched: crate::mptcp::scheduler::AnyScheduler) { self.conns[conn].sched = sched; }
 
-    pub fn path_name(&self, conn: usize, sub: usize) -> &str { &self.plan.paths[self.conn_paths[conn][sub]].name }
+    /// World path index of a subflow.
+    fn world_path(&self, conn: usize, sub: usize) -> usize { self.conn_paths[conn][self.conns[conn].subflows[sub].path] }
+
+    pub fn path_name(&self, conn: usize, sub: usize) -> &str { &self.plan.paths[self.world_path(conn, sub)].name }
 
     /// Handle the next event if it is due before `until`. Returns false when there is none.
     pub fn step(&mut self, until: SimTime) -> bool {
@@ -283,6 +285,17 @@ impl Simulator {
             self.offer(p);
         }
         self.outbox = out;
+        let paths = &self.conn_paths[c];
+        for ch in self.conns[c].poll_status_changes() {
+            let e = &mut self.metrics.events;
+            e.time_s.push(ch.at.secs_f64());
+            e.conn.push(c as u32);
+            e.subflow.push(ch.subflow as u32);
+            e.path.push(paths[ch.path] as u32);
+            e.from.push(ch.from.as_str());
+            e.to.push(ch.to.as_str());
+            e.reason.push(ch.reason);
+        }
         self.timer_reqs.clear();
         let mut reqs = std::mem::take(&mut self.timer_reqs);
         self.conns[c].poll_timers(&mut reqs);
@@ -341,6 +354,8 @@ impl Simulator {
         let t = now.secs_f64();
         let m = &mut self.metrics;
         for (ci, c) in self.conns.iter().enumerate() {
+            // Path managers may open subflows during the run.
+            self.prev_sub[ci].resize(c.subflows.len(), 0);
             for (si, s) in c.subflows.iter().enumerate() {
                 if s.state == SubState::Idle {
                     continue;
@@ -350,7 +365,7 @@ impl Simulator {
                 ss.time_s.push(t);
                 ss.conn.push(ci as u32);
                 ss.subflow.push(si as u32);
-                ss.path.push(self.conn_paths[ci][si] as u32);
+                ss.path.push(self.conn_paths[ci][s.path] as u32);
                 ss.cwnd_pkts.push(x.st.cwnd);
                 ss.ssthresh_pkts.push(x.st.ssthresh.min(1 << 30));
                 ss.srtt_ms.push(x.st.srtt.ms_f64());
@@ -428,7 +443,7 @@ impl Simulator {
                 out.push(SubflowSummary {
                     conn: ci as u32,
                     subflow: si as u32,
-                    path: self.conn_paths[ci][si] as u32,
+                    path: self.conn_paths[ci][s.path] as u32,
                     bytes_sent: st.bytes_sent,
                     bytes_retrans: st.bytes_retrans,
                     bytes_acked: st.bytes_acked,

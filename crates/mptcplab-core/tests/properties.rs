@@ -2,8 +2,8 @@
 //!
 //! The generator (seeded, so failures reproduce) covers link down/up, 100 % loss, receive
 //! buffers under 4 MSS, ramps, shared bottlenecks, background TCP flows, both recovery
-//! modes, and every registered congestion control and scheduler with random choice and
-//! boolean options (issue 4, must-pass 9). Invariants are checked after every event:
+//! modes, every registered congestion control, scheduler and path manager with random
+//! options, and backup paths (issue 4, must-pass 9). Invariants are checked after every event:
 //! bytes delivered once and in order, queues within limits, packet conservation at every
 //! link, every undelivered data byte still outstanding on some subflow, cwnd finite and
 //! >= its floor. The test prints the coverage it reached.
@@ -27,9 +27,10 @@ struct Case {
 
 fn pick<'a, T>(r: &mut Rng, xs: &'a [T]) -> &'a T { &xs[r.below(xs.len() as u64) as usize] }
 
-/// `rs` draws the schedulers, on its own stream so that the rest of each case is what it
-/// was before schedulers were drawn.
-fn gen_case(r: &mut Rng, rs: &mut Rng) -> Case {
+/// `r` draws the network and traffic; `rs` the schedulers and `pm` the path managers
+/// and backup flags, each on its own stream so that adding a dimension leaves the other
+/// draws of every case as they were.
+fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng) -> Case {
     let mut features = vec![];
     let duration_s = 4 + r.below(9); // 4..12 s
     let n_links = 1 + r.below(4) as usize;
@@ -100,6 +101,14 @@ fn gen_case(r: &mut Rng, rs: &mut Rng) -> Case {
             paths.push(json!({"name": format!("p{i}"), "links": [format!("l{i}")]}));
         }
     }
+    // Backup paths (MP_PRIO): a backup subflow takes the data only when no active one
+    // can, so a backup path never makes a flow starve that an active path would feed.
+    for p in paths.iter_mut() {
+        if pm.chance(0.2) {
+            p["backup"] = json!(true);
+            features.push("backup path");
+        }
+    }
     let path_dead = |i: usize| dead_link[i] || late_down[i] || slow_link[i];
     let mut conns = vec![];
     let mut flows = vec![];
@@ -117,6 +126,11 @@ fn gen_case(r: &mut Rng, rs: &mut Rng) -> Case {
             "penalisation": r.chance(0.7),
         });
         pick_scheduler(rs, &mut conn, &mut features);
+        let (pm_name, pm_options) = pick_pm(pm, &mut features);
+        conn["path_manager"] = json!(pm_name);
+        if !pm_options.is_empty() {
+            conn["path_manager_options"] = Value::Object(pm_options);
+        }
         let y = r.next_f64();
         if y < 0.25 {
             conn["receive_buffer"] = json!(format!("{} B", 500 + r.below(4 * 1448 - 500)));
@@ -185,6 +199,29 @@ fn gen_case(r: &mut Rng, rs: &mut Rng) -> Case {
     Case { scenario: sc, may_starve, features }
 }
 
+/// Any registered path manager, with each of its options drawn (or left at its
+/// default) at random.
+fn pick_pm(r: &mut Rng, features: &mut Vec<&'static str>) -> (&'static str, serde_json::Map<String, Value>) {
+    use mptcplab_core::options::OptKind;
+    let reg = mptcplab_core::mptcp::pm::REGISTRY;
+    let info = &reg[r.below(reg.len() as u64) as usize];
+    features.push(info.name);
+    let mut opts = serde_json::Map::new();
+    for o in info.options {
+        if r.chance(0.3) {
+            continue;
+        }
+        let v = match o.kind {
+            OptKind::Bool => json!(r.chance(0.5)),
+            // Small values: a few subflows per path, not 64.
+            OptKind::Int { min, max } => json!(min + r.below((max - min).min(5) as u64 + 1) as i64),
+            OptKind::Choice(cs) => json!(*pick(r, cs)),
+        };
+        opts.insert(o.name.to_string(), v);
+    }
+    (info.name, opts)
+}
+
 /// Any registered congestion control, with its default options.
 fn pick_cc(r: &mut Rng, features: &mut Vec<&'static str>) -> &'static str {
     let reg = mptcplab_core::cc::REGISTRY;
@@ -222,11 +259,12 @@ fn pick_scheduler(r: &mut Rng, conn: &mut Value, features: &mut Vec<&'static str
 fn invariants_hold_on_250_random_scenarios() {
     let mut r = Rng::stream(2026, "property-test-generator");
     let mut rs = Rng::stream(2026, "property-test-schedulers");
+    let mut r_pm = Rng::stream(2026, "property-test-generator/path-managers");
     let mut coverage: BTreeMap<&str, u32> = BTreeMap::new();
     let cases = 250;
     let mut total_events = 0u64;
     for case_no in 0..cases {
-        let case = gen_case(&mut r, &mut rs);
+        let case = gen_case(&mut r, &mut rs, &mut r_pm);
         for f in &case.features {
             *coverage.entry(f).or_default() += 1;
         }
@@ -263,7 +301,8 @@ fn invariants_hold_on_250_random_scenarios() {
     for sched in mptcplab_core::mptcp::scheduler::REGISTRY {
         assert!(coverage.get(sched.name).copied().unwrap_or(0) >= 5, "coverage of scheduler {:?} too low: {coverage:?}", sched.name);
     }
-    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck"] {
+    let pms = mptcplab_core::mptcp::pm::REGISTRY.iter().map(|p| p.name);
+    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path"].into_iter().chain(pms) {
         assert!(coverage.get(must).copied().unwrap_or(0) >= 5, "coverage of {must:?} too low: {coverage:?}");
     }
 }

@@ -280,6 +280,17 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     d.set_item("dropped_pkts", &l.dropped_pkts)?;
     d.set_item("rate_mbps", &l.rate_mbps)?;
     out.set_item("links", d)?;
+
+    let e = &m.events;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &e.time_s)?;
+    d.set_item("flow", e.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("subflow", &e.subflow)?;
+    d.set_item("path", e.path.iter().map(|&p| path_name(p)).collect::<Vec<_>>())?;
+    d.set_item("from", &e.from)?;
+    d.set_item("to", &e.to)?;
+    d.set_item("reason", &e.reason)?;
+    out.set_item("subflow_events", d)?;
     Ok(out)
 }
 

@@ -110,10 +110,31 @@ impl Trace {
     pub fn is_empty(&self) -> bool { self.time_ns.is_empty() }
 }
 
+/// One row per subflow status change (MPTCP connections): the event log of path
+/// management. Statuses and reasons are those of `mptcp::conn::SubflowStatus` and
+/// `StatusChange`.
+#[derive(Default, Clone, Debug)]
+pub struct SubflowEvents {
+    pub time_s: Vec<f64>,
+    pub conn: Vec<u32>,
+    pub subflow: Vec<u32>,
+    /// World path index.
+    pub path: Vec<u32>,
+    pub from: Vec<&'static str>,
+    pub to: Vec<&'static str>,
+    pub reason: Vec<&'static str>,
+}
+
+impl SubflowEvents {
+    pub fn len(&self) -> usize { self.time_s.len() }
+    pub fn is_empty(&self) -> bool { self.time_s.is_empty() }
+}
+
 #[derive(Default, Clone, Debug)]
 pub struct Metrics {
     pub subflows: SubflowSeries,
     pub conns: ConnSeries,
     pub links: LinkSeries,
     pub trace: Trace,
+    pub events: SubflowEvents,
 }

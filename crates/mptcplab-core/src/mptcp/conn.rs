@@ -7,6 +7,7 @@ use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, SubflowView};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::net::packet::{Packet, PacketKind};
+use crate::rng::Rng;
 use crate::sim::TimerKind;
 use crate::tcp::{AckDecision, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
@@ -29,8 +30,56 @@ pub enum SubState {
     Established,
 }
 
+/// What a subflow does, as the event log reports it: a view over its `SubState`, its
+/// backup flag and `pf`. Backup subflows are `Standby` while an active subflow works and
+/// `Backup` (carrying the data) while none does, the MP_PRIO rule of `mptcp_sched.c`
+/// (v0.95 `get_available_subflow`: active subflows first, backups only when no active
+/// one is usable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubflowStatus {
+    /// Not opened.
+    Idle,
+    /// Handshake under way (SYN sent, or MP_JOIN waiting for its fourth ACK).
+    Opening,
+    /// Established, not backup, not failed.
+    Active,
+    /// Established backup subflow while some subflow is `Active`: no new data goes there.
+    Standby,
+    /// Established backup subflow while no subflow is `Active`: it takes the data.
+    Backup,
+    /// Potentially failed (`pf`): an RTO fired and nothing has arrived on it since.
+    Failed,
+}
+
+impl SubflowStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubflowStatus::Idle => "idle",
+            SubflowStatus::Opening => "opening",
+            SubflowStatus::Active => "active",
+            SubflowStatus::Standby => "standby",
+            SubflowStatus::Backup => "backup",
+            SubflowStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One change of a subflow's status, with what caused it (`reason`): "opened",
+/// "established", "rto", "ack_received" for the subflow concerned; "no_active_usable"
+/// and "active_usable" for backups reacting to another subflow's change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatusChange {
+    pub at: SimTime,
+    pub subflow: usize,
+    /// The subflow's connection path index.
+    pub path: usize,
+    pub from: SubflowStatus,
+    pub to: SubflowStatus,
+    pub reason: &'static str,
+}
+
 pub struct Subflow {
-    /// Index into the connection's path list, and the world's route ids.
+    /// Index into the connection's path list (several subflows may share a path).
     pub path: usize,
     pub route_fwd: u32,
     pub route_rev: u32,
@@ -54,7 +103,53 @@ pub struct Subflow {
     pub established_at: Option<SimTime>,
     /// What the scheduler sent on this subflow (sends by kind, penalisations).
     pub sched: SchedCounters,
+    /// Potentially failed (out-of-tree `tcp_sock.pf`): set by an RTO, cleared by the next
+    /// segment that arrives on the subflow. Schedulers see such a subflow as unusable.
+    pub pf: bool,
+    /// Last reported status (see `SubflowStatus`).
+    pub status: SubflowStatus,
 }
+
+impl Subflow {
+    fn new(cfg: &ConnConfig, path: usize, p: &ConnPath, iss: u32) -> Result<Subflow, String> {
+        let cc = cc::make(&cfg.cc, &cfg.cc_params).map_err(|e| e.message)?;
+        Ok(Subflow {
+            path,
+            route_fwd: p.route_fwd,
+            route_rev: p.route_rev,
+            state: SubState::Idle,
+            backup: p.backup,
+            tx: SubflowTx::new(cfg.tcp, iss, cc, SimTime::ZERO),
+            rx: None,
+            iss,
+            syn_sent_at: SimTime::ZERO,
+            syn_retries: 0,
+            handshake_deadline: None,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            rto_event_at: None,
+            delack_event_at: None,
+            pace_deadline: None,
+            pace_event_at: None,
+            established_at: None,
+            sched: SchedCounters::default(),
+            pf: false,
+            status: SubflowStatus::Idle,
+        })
+    }
+}
+
+/// One path of a connection: its routes and whether its subflows are backups.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnPath {
+    pub route_fwd: u32,
+    pub route_rev: u32,
+    pub backup: bool,
+}
+
+/// Subflows per connection: `MetaSeg::path_mask` has one bit per subflow (the
+/// out-of-tree kernel's `path_index_bits` is one `unsigned long` too).
+pub const MAX_SUBFLOWS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct ConnConfig {
@@ -87,6 +182,10 @@ pub struct Connection {
     pub cfg: ConnConfig,
     /// The application writing into the send buffer (its configuration is `cfg.app`).
     pub app: App,
+    /// The paths (address pairs) this connection may use, by connection path index.
+    pub paths: Vec<ConnPath>,
+    /// Initial sequence numbers for subflows opened later.
+    iss: Rng,
     pub subflows: Vec<Subflow>,
     pub snd: MetaSender,
     pub rcv: MetaReceiver,
@@ -109,6 +208,8 @@ pub struct Connection {
     pm_actions: Vec<PmAction>,
     /// Scratch: each subflow's segment count when `push` started.
     sent_before: Vec<u64>,
+    /// Status changes not yet collected by the engine (`poll_status_changes`).
+    status_changes: Vec<StatusChange>,
     advertised_edge: u64,
 }
 
@@ -116,32 +217,16 @@ pub struct Connection {
 pub type TimerRequest = (SimTime, u16, TimerKind);
 
 impl Connection {
-    /// `routes[i]` = (forward route, reverse route) of path i; `iss[i]` its initial sequence.
-    pub fn new(id: u32, cfg: ConnConfig, routes: &[(u32, u32)], backup: &[bool], iss: &[u32], sched: AnyScheduler, pm: AnyPm) -> Result<Self, String> {
+    /// `routes[i]` = (forward route, reverse route) of path i and `backup[i]` its backup
+    /// flag. `iss` is the connection's stream of initial sequence numbers: one draw per
+    /// path now, then one per subflow opened later on an already used path.
+    pub fn new(id: u32, cfg: ConnConfig, routes: &[(u32, u32)], backup: &[bool], mut iss: Rng, sched: AnyScheduler, pm: AnyPm) -> Result<Self, String> {
+        let paths: Vec<ConnPath> = routes.iter().enumerate().map(|(i, &(fwd, rev))| ConnPath { route_fwd: fwd, route_rev: rev, backup: backup.get(i).copied().unwrap_or(false) }).collect();
+        // One idle subflow per path up front, so the first subflow of path i is subflow i
+        // (fullmesh and default never open more; result tables keep that numbering).
         let mut subflows = Vec::with_capacity(routes.len());
-        for (i, &(f, r)) in routes.iter().enumerate() {
-            let cc = cc::make(&cfg.cc, &cfg.cc_params).map_err(|e| e.message)?;
-            subflows.push(Subflow {
-                path: i,
-                route_fwd: f,
-                route_rev: r,
-                state: SubState::Idle,
-                backup: backup.get(i).copied().unwrap_or(false),
-                tx: SubflowTx::new(cfg.tcp, iss[i], cc, SimTime::ZERO),
-                rx: None,
-                iss: iss[i],
-                syn_sent_at: SimTime::ZERO,
-                syn_retries: 0,
-                handshake_deadline: None,
-                queue: VecDeque::new(),
-                queued_bytes: 0,
-                rto_event_at: None,
-                delack_event_at: None,
-                pace_deadline: None,
-                pace_event_at: None,
-                established_at: None,
-                sched: SchedCounters::default(),
-            });
+        for (i, p) in paths.iter().enumerate() {
+            subflows.push(Subflow::new(&cfg, i, p, iss.next_u64() as u32)?);
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
         let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge());
@@ -150,6 +235,8 @@ impl Connection {
             app: cfg.app.clone(),
             advertised_edge: rcv.window_edge(),
             cfg,
+            paths,
+            iss,
             subflows,
             snd,
             rcv,
@@ -167,7 +254,29 @@ impl Connection {
             actions: Vec::new(),
             pm_actions: Vec::new(),
             sent_before: Vec::new(),
+            status_changes: Vec::new(),
         })
+    }
+
+    /// Carry out `PmAction::OpenSubflow`: the path's idle subflow if it has one, else a
+    /// new subflow on the same path (another source port, as ndiffports does). At most
+    /// `MAX_SUBFLOWS`; a request beyond that is ignored.
+    fn open_subflow(&mut self, now: SimTime, path: usize, backup: bool, out: &mut Vec<Packet>) {
+        let Some(p) = self.paths.get(path) else { return };
+        let i = match self.subflows.iter().position(|s| s.path == path && s.state == SubState::Idle) {
+            Some(i) => i,
+            None if self.subflows.len() < MAX_SUBFLOWS => {
+                let iss = self.iss.next_u64() as u32;
+                // The controller was built from the same name and options in `new`.
+                let Ok(s) = Subflow::new(&self.cfg, path, p, iss) else { return };
+                self.subflows.push(s);
+                self.order_pos.push(0);
+                self.subflows.len() - 1
+            }
+            None => return,
+        };
+        self.subflows[i].backup = backup;
+        self.send_syn(now, i, out);
     }
 
     fn data_header(&self) -> u32 { TCP_HEADER_BYTES + if self.cfg.mptcp { DSS_BYTES } else { 0 } }
@@ -195,7 +304,42 @@ impl Connection {
         p.seq = s.iss;
         p.ts = now;
         out.push(p);
+        self.update_status(now, i, "opened");
     }
+
+    /// Recompute every subflow's status after subflow `cause` changed, and log the
+    /// changes (MPTCP connections only). A backup's status depends on the others, so a
+    /// change of one subflow can move several.
+    fn update_status(&mut self, now: SimTime, cause: usize, reason: &'static str) {
+        let active = |s: &Subflow| s.state == SubState::Established && !s.pf && !s.backup;
+        let any_active = self.subflows.iter().any(active);
+        for (i, s) in self.subflows.iter_mut().enumerate() {
+            let to = match s.state {
+                SubState::Idle => SubflowStatus::Idle,
+                SubState::SynSent | SubState::PreEstablished => SubflowStatus::Opening,
+                SubState::Established if s.pf => SubflowStatus::Failed,
+                SubState::Established if !s.backup => SubflowStatus::Active,
+                SubState::Established if any_active => SubflowStatus::Standby,
+                SubState::Established => SubflowStatus::Backup,
+            };
+            if to != s.status {
+                let why = if i == cause {
+                    reason
+                } else if to == SubflowStatus::Backup {
+                    "no_active_usable"
+                } else {
+                    "active_usable"
+                };
+                if self.cfg.mptcp {
+                    self.status_changes.push(StatusChange { at: now, subflow: i, path: s.path, from: s.status, to, reason: why });
+                }
+                s.status = to;
+            }
+        }
+    }
+
+    /// Status changes since the last call, oldest first.
+    pub fn poll_status_changes(&mut self) -> std::vec::Drain<'_, StatusChange> { self.status_changes.drain(..) }
 
     fn ctl(&self, kind: PacketKind, i: usize, forward: bool, now: SimTime) -> Packet {
         let s = &self.subflows[i];
@@ -239,6 +383,7 @@ impl Connection {
                     s.state = SubState::Established;
                     s.established_at = Some(now);
                     s.handshake_deadline = None;
+                    self.update_status(now, i, "established");
                 } else {
                     s.state = SubState::PreEstablished;
                     s.handshake_deadline = Some(now + s.tx.rto);
@@ -248,16 +393,13 @@ impl Connection {
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
                 self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
                 if initial && self.cfg.mptcp {
-                    let backup: Vec<bool> = self.subflows.iter().map(|s| s.backup).collect();
+                    let backup: Vec<bool> = self.paths.iter().map(|p| p.backup).collect();
                     let mut acts = std::mem::take(&mut self.pm_actions);
                     acts.clear();
-                    self.pm.on_established(self.subflows.len(), i, &backup, &mut acts);
+                    self.pm.on_established(self.paths.len(), self.subflows[i].path, &backup, &mut acts);
                     for a in acts.drain(..) {
                         let PmAction::OpenSubflow { path, backup } = a;
-                        if path < self.subflows.len() && self.subflows[path].state == SubState::Idle {
-                            self.subflows[path].backup = backup;
-                            self.send_syn(now, path, out);
-                        }
+                        self.open_subflow(now, path, backup, out);
                     }
                     self.pm_actions = acts;
                 }
@@ -275,6 +417,7 @@ impl Connection {
                     s.state = SubState::Established;
                     s.established_at = Some(now);
                     s.handshake_deadline = None;
+                    self.update_status(now, i, "established");
                     self.push(now, out);
                 }
             }
@@ -336,6 +479,12 @@ impl Connection {
         let i = pkt.sub as usize;
         if self.subflows[i].state != SubState::Established {
             return;
+        }
+        if self.subflows[i].pf {
+            // v0.95 `mptcp_data_ack`: "A valid packet came in - subflow is operational
+            // again" (`tp->pf = 0` on every segment the subflow receives).
+            self.subflows[i].pf = false;
+            self.update_status(now, i, "ack_received");
         }
         let needs_coupling = self.subflows[i].tx.cc.needs_coupling();
         if needs_coupling {
@@ -405,12 +554,8 @@ impl Connection {
                         }
                         let coupling = if needs_coupling { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
                         if due && self.subflows[i].tx.on_rto(now, &coupling) {
-                            if self.cfg.mptcp && self.subflows.len() > 1 {
-                                // Out-of-tree MPTCP reinjects a subflow's unacked data on an RTO.
-                                let ranges: Vec<(u64, u32)> = self.subflows[i].tx.unacked_dsn_ranges().collect();
-                                for (d, l) in ranges {
-                                    self.snd.queue_reinject(d, l);
-                                }
+                            if self.cfg.mptcp {
+                                self.on_subflow_rto(now, i);
                             }
                             self.push(now, out);
                         }
@@ -437,6 +582,29 @@ impl Connection {
                     self.push(now, out);
                 }
             }
+        }
+    }
+
+    /// v0.95 `mptcp_sub_retransmit_timer`: after the subflow's own RTO handling,
+    /// `mptcp_reinject_data(sk, 1)` copies its unacknowledged data, and the data queued
+    /// on it but not sent, to the connection's reinjection queue, and sets `pf`. The
+    /// schedulers skip a `pf` subflow (`mptcp_is_def_unavailable`), so the other
+    /// subflows, backups included, take its data; the subflow itself goes on
+    /// retransmitting with exponential backoff, and the first segment that comes back
+    /// clears `pf` (see `on_ack`). A subflow is thus "failed" after one RTO. (Upstream
+    /// Linux waits for `stale_loss_cnt` = 4 RTOs before it calls a subflow stale.)
+    fn on_subflow_rto(&mut self, now: SimTime, i: usize) {
+        // With a single subflow there is nowhere else to send it.
+        if self.subflows.len() > 1 {
+            let s = &self.subflows[i];
+            let ranges: Vec<(u64, u32)> = s.tx.unacked_dsn_ranges().chain(s.queue.iter().copied()).collect();
+            for (d, l) in ranges {
+                self.snd.queue_reinject(d, l);
+            }
+        }
+        if !self.subflows[i].pf {
+            self.subflows[i].pf = true;
+            self.update_status(now, i, "rto");
         }
     }
 
@@ -505,7 +673,8 @@ impl Connection {
         for s in self.subflows.iter() {
             let t = &s.tx;
             self.views.push(SubflowView {
-                established: s.state == SubState::Established,
+                // `mptcp_is_def_unavailable`: not established, pre-established, or pf.
+                established: s.state == SubState::Established && !s.pf,
                 backup: s.backup,
                 srtt: t.st.srtt,
                 rttvar: t.rtt.rttvar(),
@@ -582,7 +751,7 @@ impl Connection {
             }
             // Every decision below needs a subflow that can send now (minRTT's
             // `get_available_subflow`): skip the scheduler when none can.
-            if !self.subflows.iter().any(|s| s.state == SubState::Established && s.tx.can_send(now)) {
+            if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) {
                 break;
             }
             self.build_views(now, next.unwrap_or(mss) as u64);
@@ -665,7 +834,7 @@ impl Connection {
 
     /// Execute one `Send`. Returns whether a packet left.
     fn send_on(&mut self, now: SimTime, i: usize, seg: Segment, out: &mut Vec<Packet>) -> bool {
-        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || !self.subflows[i].tx.can_send(now) {
+        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || self.subflows[i].pf || !self.subflows[i].tx.can_send(now) {
             return false;
         }
         let mss = self.cfg.tcp.mss;
@@ -722,5 +891,171 @@ impl Connection {
             return Err(format!("{}: data beyond the advertised window", self.cfg.name));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Bulk;
+    use crate::mptcp::{pm, scheduler};
+    use crate::options::{OptValue, Params};
+
+    const ONE_WAY: SimTime = SimTime::from_ms(10);
+
+    /// Both ends of one connection, joined by paths with a fixed one-way delay and no
+    /// rate limit; a path can be cut (both directions drop everything).
+    struct Pair {
+        c: Connection,
+        now: SimTime,
+        wire: VecDeque<(SimTime, Packet)>,
+        timers: Vec<TimerRequest>,
+        down: Vec<bool>,
+    }
+
+    impl Pair {
+        fn new(backup: &[bool], pm_name: &str, pm_params: &Params, total: u64) -> Pair {
+            let cfg = ConnConfig {
+                name: "c".into(),
+                mptcp: true,
+                tcp: TcpConfig::default(),
+                cc: "reno".into(),
+                cc_params: Default::default(),
+                send_buffer: 1 << 20,
+                // Bounds the sending rate: 64 KB per 20 ms round trip.
+                receive_buffer: 64 << 10,
+                read_rate: None,
+                app: App::Bulk(Bulk { total: Some(total) }),
+                initial_path: 0,
+                start: SimTime::ZERO,
+            };
+            let routes: Vec<(u32, u32)> = (0..backup.len() as u32).map(|p| (2 * p, 2 * p + 1)).collect();
+            let sched = scheduler::make("minrtt", &Default::default(), scheduler::MinRttOptions { opportunistic_retransmission: true, penalisation: true }).unwrap();
+            let pm = pm::make(pm_name, pm_params).unwrap();
+            let c = Connection::new(0, cfg, &routes, backup, Rng::stream(1, "iss"), sched, pm).unwrap();
+            let mut p = Pair { c, now: SimTime::ZERO, wire: VecDeque::new(), timers: vec![], down: vec![false; backup.len()] };
+            let mut out = vec![];
+            p.c.start(SimTime::ZERO, &mut out);
+            p.after(out);
+            p
+        }
+
+        fn after(&mut self, out: Vec<Packet>) {
+            for pkt in out {
+                if !self.down[self.c.subflows[pkt.sub as usize].path] {
+                    self.wire.push_back((self.now + ONE_WAY, pkt));
+                }
+            }
+            self.c.poll_timers(&mut self.timers);
+        }
+
+        fn run_until(&mut self, until: SimTime) {
+            loop {
+                let next_pkt = self.wire.front().map(|w| w.0);
+                let next_timer = self.timers.iter().enumerate().min_by_key(|(_, t)| t.0).map(|(k, t)| (k, t.0));
+                let t = match (next_pkt, next_timer) {
+                    (Some(a), Some((_, b))) => a.min(b),
+                    (Some(a), None) => a,
+                    (None, Some((_, b))) => b,
+                    (None, None) => break,
+                };
+                if t > until {
+                    break;
+                }
+                self.now = t;
+                let mut out = vec![];
+                if next_pkt == Some(t) {
+                    let (_, pkt) = self.wire.pop_front().unwrap();
+                    if !self.down[self.c.subflows[pkt.sub as usize].path] {
+                        self.c.on_packet(t, &pkt, &mut out);
+                    }
+                } else {
+                    let (k, _) = next_timer.unwrap();
+                    let (_, sub, kind) = self.timers.swap_remove(k);
+                    self.c.on_timer(t, sub as usize, kind, &mut out);
+                }
+                self.after(out);
+                self.c.check_invariants().unwrap();
+            }
+            self.now = until;
+        }
+
+        fn events(&mut self) -> Vec<(usize, &'static str, &'static str, &'static str)> {
+            self.c.poll_status_changes().map(|e| (e.subflow, e.from.as_str(), e.to.as_str(), e.reason)).collect()
+        }
+
+        fn sent(&self, i: usize) -> u64 { self.c.subflows[i].tx.stats.bytes_sent }
+    }
+
+    #[test]
+    fn a_backup_subflow_stands_by_takes_over_when_the_active_one_fails_and_hands_back() {
+        let total = 8 << 20;
+        let mut p = Pair::new(&[false, true], "fullmesh", &Params::new(), total);
+        p.run_until(SimTime::from_ms(500));
+        assert_eq!(
+            p.events(),
+            vec![
+                (0, "idle", "opening", "opened"),
+                (0, "opening", "active", "established"),
+                (1, "idle", "opening", "opened"),
+                (1, "opening", "standby", "established"),
+            ]
+        );
+        assert!(p.sent(0) > 0);
+        assert_eq!(p.sent(1), 0, "a standby subflow carries no data");
+
+        // Cut the active path: one RTO later it is failed and the backup carries the data.
+        p.down[0] = true;
+        let cut = p.now;
+        p.run_until(cut + SimTime::from_secs(1));
+        let ev = p.events();
+        assert_eq!(ev, vec![(0, "active", "failed", "rto"), (1, "standby", "backup", "no_active_usable")]);
+        assert!(p.sent(1) > 0, "the backup took over");
+        let on_backup = p.sent(1);
+
+        // Restore it: the next retransmission gets through, its ACK clears pf.
+        p.down[0] = false;
+        p.run_until(cut + SimTime::from_secs(8));
+        assert_eq!(p.events(), vec![(0, "failed", "active", "ack_received"), (1, "backup", "standby", "active_usable")]);
+        let back = p.sent(1);
+        assert!(back >= on_backup);
+        p.run_until(cut + SimTime::from_secs(20));
+        assert_eq!(p.c.rcv.read_total, total, "every byte delivered");
+        assert_eq!(p.sent(1), back, "standby again: no new data on the backup");
+    }
+
+    #[test]
+    fn an_rto_marks_the_subflow_failed_and_its_data_goes_to_the_other_subflow() {
+        let total = 4 << 20;
+        let mut p = Pair::new(&[false, false], "fullmesh", &Params::new(), total);
+        p.run_until(SimTime::from_ms(300));
+        p.events();
+        p.down[1] = true;
+        // Stays down: the connection finishes on subflow 0 alone.
+        p.run_until(SimTime::from_secs(30));
+        let ev = p.events();
+        assert_eq!(ev.first(), Some(&(1, "active", "failed", "rto")));
+        assert!(ev.iter().all(|e| e.0 == 1), "{ev:?}");
+        assert!(p.c.subflows[1].pf);
+        assert!(p.c.stats.reinjections > 0);
+        assert_eq!(p.c.rcv.read_total, total);
+        assert!(p.c.completed_at.is_some());
+    }
+
+    #[test]
+    fn ndiffports_opens_subflows_over_the_initial_path() {
+        let params: Params = [("subflows".to_string(), OptValue::Int(3))].into_iter().collect();
+        // Two paths listed: ndiffports uses only the initial one.
+        let mut p = Pair::new(&[false, false], "ndiffports", &params, 4 << 20);
+        p.run_until(SimTime::from_ms(200));
+        let paths: Vec<(usize, SubState)> = p.c.subflows.iter().map(|s| (s.path, s.state)).collect();
+        assert_eq!(paths, vec![(0, SubState::Established), (1, SubState::Idle), (0, SubState::Established), (0, SubState::Established)]);
+        // Distinct initial sequence numbers (distinct 4-tuples, distinct ISNs).
+        assert_ne!(p.c.subflows[2].iss, p.c.subflows[3].iss);
+        p.run_until(SimTime::from_secs(5));
+        for i in [0, 2, 3] {
+            assert!(p.sent(i) > 0, "subflow {i} carried no data");
+        }
+        assert_eq!(p.c.rcv.read_total, 4 << 20);
     }
 }

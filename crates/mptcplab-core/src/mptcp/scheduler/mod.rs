@@ -52,7 +52,8 @@ pub enum Action {
 
 #[derive(Clone, Copy, Debug)]
 pub struct SubflowView {
-    /// Established and not pre-established (MP_JOIN 4th ACK received).
+    /// Established, not pre-established (MP_JOIN 4th ACK received) and not potentially
+    /// failed (no RTO since the last segment received): `!mptcp_is_def_unavailable`.
     pub established: bool,
     pub backup: bool,
     pub srtt: SimTime,
