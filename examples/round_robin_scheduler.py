@@ -5,8 +5,10 @@ It is the out-of-tree Linux MPTCP round-robin, `net/mptcp/mptcp_rr.c` (reference
 `schedulers.md` §4.2): each subflow has a quota of `num_segments` segments per round;
 new data goes to the subflow whose burst is under way, or else to the last subflow (in
 the kernel's list order) that has not had its turn; when every available subflow has
-used its quota, a new round starts. Reinjections go to the first available subflow that
-has not carried the data yet. Backup subflows are not treated differently.
+used its quota, a new round starts. Reinjections go to the last available subflow (list
+order) that has not carried the data yet. Backup subflows are not treated differently.
+It mirrors the built-in "roundrobin" decision by decision (the test suite checks that
+both give the same results).
 
 Use it from a scenario (a file path is relative to the scenario file's directory):
 
@@ -22,7 +24,7 @@ or from Python:
 """
 from __future__ import annotations
 
-from mptcplab.plugins import New, Reinject, SchedView, Send, SubflowView
+from mptcplab.plugins import Enqueue, New, Reinject, SchedView, Send, SubflowView
 
 
 class RoundRobinScheduler:
@@ -39,50 +41,57 @@ class RoundRobinScheduler:
 
     @staticmethod
     def is_available(s: SubflowView, cwnd_test: bool) -> bool:
-        """`mptcp_rr_is_available` (zero_wnd_test = false)."""
+        """`mptcp_rr_is_available` (zero_wnd_test = false): established, not in Loss,
+        and with `cwnd_test` a free cwnd slot and the subflow's queue within it."""
         if not s.established:  # not ESTABLISHED, or MP_JOIN not complete
             return False
         if s.ca_state == "loss":  # after an RTO
             return False
-        if cwnd_test:
-            if s.in_flight >= s.cwnd:  # not a single spot in the cwnd
-                return False
-            if s.queued_bytes > (s.cwnd - s.in_flight) * s.mss:  # the subflow's queue fills it (strict >)
-                return False
-        # The segment must fit the subflow's own window, and the pacer must let it leave.
-        return s.wnd_ok and s.pacing_ok
+        if not cwnd_test:
+            return True
+        if s.in_flight >= s.cwnd:  # not a single spot in the cwnd
+            return False
+        return s.queued_bytes <= (s.cwnd - s.in_flight) * s.mss  # strict > makes it unavailable
 
-    def schedule(self, view: SchedView) -> list[Send]:
+    def schedule(self, view: SchedView) -> list:
         subs, order, meta = view.subflows, view.order, view.meta
         if meta.reinject is not None:
-            # rr_get_available_subflow: the first available subflow that has not carried
-            # this data, else the last available one that has.
-            best = fallback = None
+            # rr_get_available_subflow: the last available subflow (list order) that has
+            # not carried this data, else the last available one that has. Nothing else
+            # is sent while a reinjection waits.
+            best = used = None
             for i in order:
                 if not self.is_available(subs[i], True):
                     continue
                 if meta.reinject.sent_on(i):
-                    fallback = i
-                    continue
-                best = i
-                break
-            chosen = best if best is not None else fallback
-            return [] if chosen is None else [Send(chosen, Reinject())]
-        if not meta.new_data:
-            return []  # no opportunistic retransmission in mptcp_rr.c
-        # The kernel hands `split` segments to the subflow at once; here one Send is one
-        # segment and a burst continues at the next call (0 < quota < num_segments).
-        chosen, _split = self._next_subflow(view)
+                    used = i
+                else:
+                    best = i
+            chosen = best if best is not None else used
+            if chosen is not None and subs[chosen].pacing_ok and subs[chosen].wnd_ok:
+                return [Send(chosen, Reinject())]
+            return []
+        if not meta.new_data and meta.unsent == 0:
+            return []  # nothing in the meta send queue (no opportunistic retransmission)
+        chosen = self._next_subflow(view)
         if chosen is None or not self.is_available(subs[chosen], True):
             return []
-        s = subs[chosen]
-        self.quota[chosen] = self.quota.get(chosen, 0) + (-(-meta.next_len // s.mss) if meta.next_len > s.mss else 1)
-        return [Send(chosen, New())]
+        actions = []
+        if meta.new_data:
+            s = subs[chosen]
+            # Linux hands the segment to the subflow; if its pacer or its own window holds
+            # it back, it waits in the subflow's queue.
+            actions.append(Send(chosen, New()) if s.pacing_ok and s.wnd_ok else Enqueue(chosen, meta.next_len))
+        # The turn is used even when the peer's window then holds the segment back (the
+        # kernel counts it before mptcp_write_xmit tests the connection-level window).
+        self.quota[chosen] = self.quota.get(chosen, 0) + 1
+        return actions
 
-    def _next_subflow(self, view: SchedView) -> tuple[int | None, int]:
-        """The subflow scan of `mptcp_rr_next_segment` (with its `retry`)."""
+    def _next_subflow(self, view: SchedView) -> int | None:
+        """The subflow scan of `mptcp_rr_next_segment`, with its `retry`: the quotas are
+        reset at most once per call."""
         subs, order, n = view.subflows, view.order, self.num_segments
-        split = n
+        reset_done = False
         while True:
             chosen = None
             considered = full = 0
@@ -92,15 +101,16 @@ class RoundRobinScheduler:
                 considered += 1
                 quota = self.quota.get(i, 0)
                 if 0 < quota < n:  # a burst under way on this subflow
-                    return i, n - quota
+                    return i
                 if quota == 0:  # not used in this round: the last such one wins
-                    chosen, split = i, n
+                    chosen = i
                 if quota >= n:
                     full += 1
-            if considered and considered == full:
+            if considered and considered == full and not reset_done:
                 # Every available subflow used its quota: start a new round.
                 for i in order:
                     if self.is_available(subs[i], self.cwnd_limited):
                         self.quota[i] = 0
+                reset_done = True
                 continue
-            return chosen, split
+            return chosen

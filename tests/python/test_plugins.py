@@ -123,6 +123,7 @@ def test_round_robin_alternates_starting_from_the_last_unused_subflow_in_list_or
 
 
 def test_round_robin_skips_unavailable_subflows_and_prefers_fresh_ones_for_reinjections():
+    # (Fresh = not yet carrying the data; among fresh ones the last in list order.)
     rr = RoundRobinScheduler()
     subs = [SubflowView(0, cwnd=10, in_flight=10), SubflowView(1, cwnd=10)]
     assert rr.schedule(SchedView(subflows=subs, meta=MetaView(new_data=True, next_len=1448))) == [Send(1)]
@@ -130,7 +131,9 @@ def test_round_robin_skips_unavailable_subflows_and_prefers_fresh_ones_for_reinj
     assert rr.schedule(SchedView(subflows=subs, meta=MetaView(window_limited=True, una=DataRef(0, 1448, 1)))) == []
     subs = [SubflowView(0), SubflowView(1), SubflowView(2)]
     head = MetaView(new_data=True, reinject=DataRef(0, 1448, 0b001))
-    assert RoundRobinScheduler().schedule(SchedView(subflows=subs, meta=head)) == [Send(1, Reinject())]
+    # rr_get_available_subflow keeps the *last* fresh subflow in list order (no break).
+    assert RoundRobinScheduler().schedule(SchedView(subflows=subs, meta=head)) == [Send(2, Reinject())]
+    assert RoundRobinScheduler().schedule(SchedView(subflows=subs, order=[2, 1, 0], meta=head)) == [Send(1, Reinject())]
     everywhere = MetaView(reinject=DataRef(0, 1448, 0b111))
     assert RoundRobinScheduler().schedule(SchedView(subflows=subs, meta=everywhere)) == [Send(2, Reinject())]
     with pytest.raises(ValueError):
