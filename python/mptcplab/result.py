@@ -149,14 +149,21 @@ class Result:
 
     @property
     def subflow_summary(self) -> pd.DataFrame:
-        """One row per subflow."""
+        """One row per subflow: conn, subflow, path, bytes_sent, bytes_retrans,
+        bytes_acked, mean_srtt_ms, throughput_mbps, rto_count, recoveries and the
+        scheduler's counters: sched_new_segs (new data sent on it), sched_reinjected_segs
+        (from the reinjection queue), sched_copied_segs (copies of data sent elsewhere:
+        redundant copies, opportunistic retransmissions) and sched_penalised (times its
+        cwnd was halved by penalisation)."""
         return self.table("subflow_summary")
 
     @property
     def subflow_events(self) -> pd.DataFrame:
         """One row per subflow status change of an MPTCP connection: time_s, flow,
-        subflow, path, from, to (idle, opening, active, standby, backup, failed) and
-        reason (opened, established, rto, ack_received, no_active_usable, active_usable)."""
+        subflow, path, from, to (idle, opening, active, standby, backup, failed, or a
+        scheduler's own status of an otherwise active subflow: "inactive" for RBPM) and
+        reason (opened, established, rto, ack_received, no_active_usable, active_usable,
+        or the scheduler's name, "rbpm")."""
         return self.table("subflow_events")
 
     @property

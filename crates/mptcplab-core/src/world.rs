@@ -49,6 +49,13 @@ pub struct SubflowSummary {
     pub throughput_mbps: f64,
     pub rto_count: u64,
     pub recoveries: u64,
+    /// Scheduler counters (`SchedCounters`): segments the scheduler sent on the subflow
+    /// as new data, from the reinjection queue, and as copies of data sent elsewhere
+    /// (redundant copies, opportunistic retransmissions); times its cwnd was penalised.
+    pub sched_new_segs: u64,
+    pub sched_reinjected_segs: u64,
+    pub sched_copied_segs: u64,
+    pub sched_penalised: u64,
 }
 
 pub struct Simulator {
@@ -110,7 +117,10 @@ impl Simulator {
             conns.push(conn);
             conn_paths.push(c.paths.clone());
         }
-        let traced = plan.conns.iter().map(|c| trace.iter().any(|t| t == &c.cfg.name || t == "all")).collect();
+        let traced: Vec<bool> = plan.conns.iter().map(|c| trace.iter().any(|t| t == &c.cfg.name || t == "all")).collect();
+        for (conn, &t) in conns.iter_mut().zip(&traced) {
+            conn.trace_sched = t;
+        }
         for t in trace {
             if t != "all" && !plan.conns.iter().any(|c| &c.cfg.name == t) {
                 return Err(ScenarioError::new("trace", format!("no connection or flow named {t:?} to trace")));
@@ -276,6 +286,12 @@ impl Simulator {
 
     /// Transmit what a connection queued and schedule its timers.
     fn after_conn(&mut self, c: usize) {
+        if self.traced[c] {
+            // The scheduler's decisions first: a "sched" row precedes the "send" it caused.
+            for r in self.conns[c].poll_sched_trace() {
+                self.metrics.trace.push_sched(r.at.ns(), c as u32, r.subflow as u32, r.kind, r.dsn, r.len, r.cwnd, r.in_flight);
+            }
+        }
         let mut out = std::mem::take(&mut self.outbox);
         for mut p in out.drain(..) {
             p.hop = 0;
@@ -451,6 +467,10 @@ impl Simulator {
                     throughput_mbps: st.bytes_acked as f64 * 8.0 / active / 1e6,
                     rto_count: st.rto_count,
                     recoveries: st.recoveries,
+                    sched_new_segs: s.sched.new_segs,
+                    sched_reinjected_segs: s.sched.reinjected_segs,
+                    sched_copied_segs: s.sched.copied_segs,
+                    sched_penalised: s.sched.penalised,
                 });
             }
         }

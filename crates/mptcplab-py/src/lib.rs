@@ -57,14 +57,14 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<String> {
 fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
     let f = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(f);
-    writeln!(w, "time_s,flow,subflow,event,seq,len,dsn,ack,cwnd_pkts,inflight_pkts,srtt_ms,link,ssthresh_pkts,ca_state,cc_mode,pacing_mbps")?;
+    writeln!(w, "time_s,flow,subflow,event,seq,len,dsn,ack,cwnd_pkts,inflight_pkts,srtt_ms,link,ssthresh_pkts,ca_state,cc_mode,pacing_mbps,sched_kind")?;
     let t = &sim.metrics.trace;
     for i in 0..t.len() {
         let c = t.conn[i] as usize;
         let link = if t.hop[i] == u32::MAX { String::new() } else { format!("{}/{}", sim.links[t.hop[i] as usize].name, sim.links[t.hop[i] as usize].direction) };
         writeln!(
             w,
-            "{:.9},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{:.6}",
+            "{:.9},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{:.6},{}",
             t.time_ns[i] as f64 / 1e9,
             sim.conns[c].cfg.name,
             t.subflow[i],
@@ -80,7 +80,8 @@ fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
             t.ssthresh_pkts[i],
             t.ca_state[i],
             t.cc_mode[i],
-            t.pacing_bps[i] / 1e6
+            t.pacing_bps[i] / 1e6,
+            t.sched_kind[i]
         )?;
     }
     w.flush()
@@ -238,6 +239,10 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     d.set_item("throughput_mbps", ss.iter().map(|r| r.throughput_mbps).collect::<Vec<_>>())?;
     d.set_item("rto_count", ss.iter().map(|r| r.rto_count).collect::<Vec<_>>())?;
     d.set_item("recoveries", ss.iter().map(|r| r.recoveries).collect::<Vec<_>>())?;
+    d.set_item("sched_new_segs", ss.iter().map(|r| r.sched_new_segs).collect::<Vec<_>>())?;
+    d.set_item("sched_reinjected_segs", ss.iter().map(|r| r.sched_reinjected_segs).collect::<Vec<_>>())?;
+    d.set_item("sched_copied_segs", ss.iter().map(|r| r.sched_copied_segs).collect::<Vec<_>>())?;
+    d.set_item("sched_penalised", ss.iter().map(|r| r.sched_penalised).collect::<Vec<_>>())?;
     out.set_item("subflow_summary", d)?;
 
     let m = &sim.metrics;

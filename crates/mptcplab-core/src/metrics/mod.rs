@@ -49,7 +49,8 @@ pub struct Trace {
     pub time_ns: Vec<u64>,
     pub conn: Vec<u32>,
     pub subflow: Vec<u32>,
-    /// "send", "retrans", "recv", "ack", "drop", "rto".
+    /// "send", "retrans", "recv", "ack", "drop", "rto"; "sched" for an executed scheduler
+    /// action (MPTCP), whose kind is in `sched_kind`.
     pub event: Vec<&'static str>,
     pub seq: Vec<u32>,
     pub len: Vec<u32>,
@@ -68,6 +69,9 @@ pub struct Trace {
     pub cc_mode: Vec<&'static str>,
     /// Pacing rate in bit/s, 0 when not paced.
     pub pacing_bps: Vec<f64>,
+    /// "sched" rows: "new", "reinject", "copy", "enqueue" or "penalise" (see
+    /// `mptcp::conn::SchedRecord`); empty for the other rows.
+    pub sched_kind: Vec<&'static str>,
 }
 
 /// The congestion columns of one trace row.
@@ -105,6 +109,15 @@ impl Trace {
         self.ca_state.push(cc.ca_state);
         self.cc_mode.push(cc.mode);
         self.pacing_bps.push(cc.pacing_bps);
+        self.sched_kind.push("");
+    }
+    /// A "sched" row: one executed scheduler action on subflow `sub` (dsn and len of the
+    /// data it names; cwnd and packets in flight as the scheduler saw them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_sched(&mut self, t: u64, conn: u32, sub: u32, kind: &'static str, dsn: u64, len: u32, cwnd: u32, inflight: u32) {
+        let cc = CcSnapshot { cwnd, inflight, ..CcSnapshot::NONE };
+        self.push(t, conn, sub, "sched", 0, len, dsn, 0, cc, u32::MAX);
+        *self.sched_kind.last_mut().unwrap() = kind;
     }
     pub fn len(&self) -> usize { self.time_ns.len() }
     pub fn is_empty(&self) -> bool { self.time_ns.is_empty() }

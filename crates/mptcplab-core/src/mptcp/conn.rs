@@ -4,7 +4,7 @@
 use super::meta::{MetaReceiver, MetaSender};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
-use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, SubflowView};
+use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowView};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
@@ -49,6 +49,9 @@ pub enum SubflowStatus {
     Backup,
     /// Potentially failed (`pf`): an RTO fired and nothing has arrived on it since.
     Failed,
+    /// An otherwise `Active` subflow that the scheduler qualifies with a status of its
+    /// own (`StatusNote`): RBPM's "inactive" (no new data), AR&P's "redundant".
+    Sched(&'static str),
 }
 
 impl SubflowStatus {
@@ -60,13 +63,15 @@ impl SubflowStatus {
             SubflowStatus::Standby => "standby",
             SubflowStatus::Backup => "backup",
             SubflowStatus::Failed => "failed",
+            SubflowStatus::Sched(s) => s,
         }
     }
 }
 
 /// One change of a subflow's status, with what caused it (`reason`): "opened",
 /// "established", "rto", "ack_received" for the subflow concerned; "no_active_usable"
-/// and "active_usable" for backups reacting to another subflow's change.
+/// and "active_usable" for backups reacting to another subflow's change; the scheduler's
+/// name (e.g. "rbpm") for a change of its own status (`SubflowStatus::Sched`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StatusChange {
     pub at: SimTime,
@@ -108,6 +113,8 @@ pub struct Subflow {
     pub pf: bool,
     /// Last reported status (see `SubflowStatus`).
     pub status: SubflowStatus,
+    /// The scheduler's own status for this subflow (`StatusNote`), if any.
+    pub sched_status: Option<&'static str>,
 }
 
 impl Subflow {
@@ -135,6 +142,7 @@ impl Subflow {
             sched: SchedCounters::default(),
             pf: false,
             status: SubflowStatus::Idle,
+            sched_status: None,
         })
     }
 }
@@ -210,7 +218,29 @@ pub struct Connection {
     sent_before: Vec<u64>,
     /// Status changes not yet collected by the engine (`poll_status_changes`).
     status_changes: Vec<StatusChange>,
+    /// Scratch: status notes drained from the scheduler.
+    notes: Vec<StatusNote>,
+    /// Record each executed scheduler action in `sched_trace` (the engine sets this for
+    /// traced flows).
+    pub trace_sched: bool,
+    /// Executed scheduler actions not yet collected by the engine (`poll_sched_trace`).
+    sched_trace: Vec<SchedRecord>,
     advertised_edge: u64,
+}
+
+/// One executed scheduler action, for the per-decision trace: a `Send` that left
+/// ("new", "reinject", "copy"), an `Enqueue` ("enqueue") or a `Penalise` ("penalise";
+/// dsn and len 0). `Wait` and sends the connection could not carry out are not recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchedRecord {
+    pub at: SimTime,
+    pub subflow: usize,
+    pub kind: &'static str,
+    pub dsn: u64,
+    pub len: u32,
+    /// The subflow's cwnd and packets in flight as the scheduler saw them.
+    pub cwnd: u32,
+    pub in_flight: u32,
 }
 
 /// Timer work the engine must schedule: (deadline, subflow, kind).
@@ -255,6 +285,9 @@ impl Connection {
             pm_actions: Vec::new(),
             sent_before: Vec::new(),
             status_changes: Vec::new(),
+            notes: Vec::new(),
+            trace_sched: false,
+            sched_trace: Vec::new(),
         })
     }
 
@@ -314,14 +347,7 @@ impl Connection {
         let active = |s: &Subflow| s.state == SubState::Established && !s.pf && !s.backup;
         let any_active = self.subflows.iter().any(active);
         for (i, s) in self.subflows.iter_mut().enumerate() {
-            let to = match s.state {
-                SubState::Idle => SubflowStatus::Idle,
-                SubState::SynSent | SubState::PreEstablished => SubflowStatus::Opening,
-                SubState::Established if s.pf => SubflowStatus::Failed,
-                SubState::Established if !s.backup => SubflowStatus::Active,
-                SubState::Established if any_active => SubflowStatus::Standby,
-                SubState::Established => SubflowStatus::Backup,
-            };
+            let to = Self::status_of(s, any_active);
             if to != s.status {
                 let why = if i == cause {
                     reason
@@ -335,6 +361,64 @@ impl Connection {
                 }
                 s.status = to;
             }
+        }
+    }
+
+    /// What the event log reports for `s`: its own status, or the scheduler's on top of
+    /// `Active`.
+    fn status_of(s: &Subflow, any_active: bool) -> SubflowStatus {
+        let base = match s.state {
+            SubState::Idle => SubflowStatus::Idle,
+            SubState::SynSent | SubState::PreEstablished => SubflowStatus::Opening,
+            SubState::Established if s.pf => SubflowStatus::Failed,
+            SubState::Established if !s.backup => SubflowStatus::Active,
+            SubState::Established if any_active => SubflowStatus::Standby,
+            SubState::Established => SubflowStatus::Backup,
+        };
+        match (base, s.sched_status) {
+            (SubflowStatus::Active, Some(n)) => SubflowStatus::Sched(n),
+            (b, _) => b,
+        }
+    }
+
+    /// Apply the scheduler's status notes of one decision and log the net change of each
+    /// subflow they name (a note undone within the decision logs nothing). A scheduler's
+    /// status does not change which subflows are active, so no other subflow moves.
+    fn apply_status_notes(&mut self, now: SimTime) {
+        let mut notes = std::mem::take(&mut self.notes);
+        for n in notes.iter() {
+            if let Some(s) = self.subflows.get_mut(n.subflow) {
+                s.sched_status = n.status;
+            }
+        }
+        let active = |s: &Subflow| s.state == SubState::Established && !s.pf && !s.backup;
+        let any_active = self.subflows.iter().any(active);
+        for (k, n) in notes.iter().enumerate() {
+            // Once per subflow, with the reason of its last note.
+            if n.subflow >= self.subflows.len() || notes[k + 1..].iter().any(|m| m.subflow == n.subflow) {
+                continue;
+            }
+            let s = &mut self.subflows[n.subflow];
+            let to = Self::status_of(s, any_active);
+            if to != s.status {
+                if self.cfg.mptcp {
+                    self.status_changes.push(StatusChange { at: now, subflow: n.subflow, path: s.path, from: s.status, to, reason: n.reason });
+                }
+                s.status = to;
+            }
+        }
+        notes.clear();
+        self.notes = notes;
+    }
+
+    /// Executed scheduler actions since the last call, oldest first (empty unless
+    /// `trace_sched`).
+    pub fn poll_sched_trace(&mut self) -> std::vec::Drain<'_, SchedRecord> { self.sched_trace.drain(..) }
+
+    fn record_sched(&mut self, now: SimTime, sub: usize, kind: &'static str, dsn: u64, len: u32) {
+        if self.trace_sched {
+            let v = self.views.get(sub).copied().unwrap_or_default();
+            self.sched_trace.push(SchedRecord { at: now, subflow: sub, kind, dsn, len, cwnd: v.cwnd, in_flight: v.in_flight });
         }
     }
 
@@ -776,6 +860,10 @@ impl Connection {
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
             self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back } }, &mut actions);
+            self.sched.drain_status_notes(&mut self.notes);
+            if !self.notes.is_empty() {
+                self.apply_status_notes(now);
+            }
             let mut sent = false;
             for a in actions.iter() {
                 match *a {
@@ -786,6 +874,7 @@ impl Connection {
                             let dsn = self.snd.take_new(len, sub);
                             self.subflows[sub].queue.push_back((dsn, len));
                             self.subflows[sub].queued_bytes += len as u64;
+                            self.record_sched(now, sub, "enqueue", dsn, len);
                             sent = true;
                         }
                     }
@@ -800,6 +889,7 @@ impl Connection {
                             }
                             s.sched.penalised += 1;
                             self.stats.penalisations += 1;
+                            self.record_sched(now, sub, "penalise", 0, 0);
                         }
                     }
                     Action::Wait => {}
@@ -860,11 +950,21 @@ impl Connection {
             }
         };
         let c = &mut self.subflows[i].sched;
-        match seg {
-            Segment::New => c.new_segs += 1,
-            Segment::Reinject => c.reinjected_segs += 1,
-            Segment::Copy { .. } => c.copied_segs += 1,
-        }
+        let kind = match seg {
+            Segment::New => {
+                c.new_segs += 1;
+                "new"
+            }
+            Segment::Reinject => {
+                c.reinjected_segs += 1;
+                "reinject"
+            }
+            Segment::Copy { .. } => {
+                c.copied_segs += 1;
+                "copy"
+            }
+        };
+        self.record_sched(now, i, kind, dsn, len);
         let seq = self.subflows[i].tx.send_new(now, len, dsn);
         self.emit_data(now, i, seq, len, dsn, false, out);
         true

@@ -195,11 +195,29 @@ pub struct SchedCounters {
     pub penalised: u64,
 }
 
+/// A scheduler's own qualification of a subflow (RBPM's "inactive", AR&P's "redundant"),
+/// which the connection reports in its status event log on top of its own status. The
+/// scheduler records notes in `schedule`; the connection drains them after each call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatusNote {
+    pub at: SimTime,
+    pub subflow: usize,
+    /// The scheduler's status for the subflow from now on; `None` hands it back to the
+    /// connection's own status. It shows only while the subflow is otherwise "active"
+    /// (a failed or backup subflow reports that instead).
+    pub status: Option<&'static str>,
+    /// The event log's reason (the scheduler's name, e.g. "rbpm").
+    pub reason: &'static str,
+}
+
 pub trait Scheduler {
     fn name(&self) -> &'static str;
     /// Append the next actions to `out`. The connection executes them and calls again
     /// while the last call produced a send; an empty `out` means nothing more to do.
     fn schedule(&mut self, view: &SchedView, out: &mut Vec<Action>);
+    /// Move the status notes recorded since the last call into `out`, oldest first.
+    /// Schedulers without a status of their own keep the default (none).
+    fn drain_status_notes(&mut self, _out: &mut Vec<StatusNote>) {}
 }
 
 /// Options of the default scheduler.
@@ -412,6 +430,7 @@ macro_rules! dispatch {
 impl Scheduler for AnyScheduler {
     fn name(&self) -> &'static str { dispatch!(self, s => s.name()) }
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) { dispatch!(self, s => s.schedule(v, out)) }
+    fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { dispatch!(self, s => s.drain_status_notes(out)) }
 }
 
 pub struct SchedInfo {

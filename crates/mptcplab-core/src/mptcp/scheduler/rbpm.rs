@@ -32,8 +32,13 @@
 //!   `reactivation = "all_paths"` restarts the stopped paths only when the available
 //!   buffer exceeds twice the B_req of *all* paths, and never in a decision that stopped
 //!   one (a hysteresis the pseudo-code lacks).
+//! - Observability: every change of the active set is kept in `Rbpm::events` and also
+//!   handed to the connection as a `StatusNote` ("inactive", reason "rbpm"), so the run's
+//!   subflow event log shows active -> inactive -> active. The connection logs the net
+//!   change of each decision: a stop the same decision undoes (the literal reading's
+//!   flapping) is in `Rbpm::events` but not in the log.
 
-use super::{Action, SchedView, Scheduler, Segment, SubflowView};
+use super::{Action, SchedView, Scheduler, Segment, StatusNote, SubflowView};
 use crate::units::SimTime;
 
 /// How Eq. 3 is read.
@@ -139,10 +144,12 @@ pub struct Rbpm {
     active: Vec<bool>,
     /// (time, subflow, now active) for every change of the active set.
     pub events: Vec<(SimTime, usize, bool)>,
+    /// The same changes, not yet drained by the connection.
+    notes: Vec<StatusNote>,
 }
 
 impl Rbpm {
-    pub fn new(form: Required, literal: bool) -> Self { Rbpm { form, literal, active: vec![], events: vec![] } }
+    pub fn new(form: Required, literal: bool) -> Self { Rbpm { form, literal, active: vec![], events: vec![], notes: vec![] } }
 
     pub fn is_active(&self, i: usize) -> bool { self.active.get(i).copied().unwrap_or(true) }
 
@@ -187,6 +194,7 @@ impl Scheduler for Rbpm {
             let i = ready[j];
             self.active[i] = now_active;
             self.events.push((v.now, i, now_active));
+            self.notes.push(StatusNote { at: v.now, subflow: i, status: if now_active { None } else { Some("inactive") }, reason: "rbpm" });
         }
         let active: Vec<usize> = ready.iter().copied().filter(|&i| self.active[i]).collect();
         let pick = Self::best_with_room(v, &sc, &active)
@@ -198,6 +206,8 @@ impl Scheduler for Rbpm {
             out.push(Action::Send { sub: i, seg });
         }
     }
+
+    fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { out.append(&mut self.notes); }
 }
 
 #[cfg(test)]
