@@ -250,7 +250,12 @@ def main() -> None:
     out += ["", f"{n_ok} of {n_all} claims ✓.", ""]
     text = "\n".join(out)
     print(text)
-    (REPO / args.out).write_text(text, encoding="utf-8")
+    # Keep the hand-written discussion (from "## Discussion" on) of an earlier page.
+    page = REPO / args.out
+    old = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if "\n## Discussion" in old:
+        text += old[old.index("\n## Discussion") + 1:]
+    page.write_text(text, encoding="utf-8")
     (REPO / args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 
 
