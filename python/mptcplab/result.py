@@ -156,7 +156,7 @@ class Result:
     def subflow_events(self) -> pd.DataFrame:
         """One row per subflow status change of an MPTCP connection: time_s, flow,
         subflow, path, from, to (idle, opening, active, standby, backup, failed) and
-        reason (opened, established, rto, ack_received, no_active_usable, active_usable)."""
+        reason (opened, established, rto, ack_received, mp_prio, no_active_usable, active_usable)."""
         return self.table("subflow_events")
 
     @property

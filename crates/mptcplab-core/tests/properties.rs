@@ -224,7 +224,7 @@ fn pick_pm(r: &mut Rng, paths: &[String], features: &mut Vec<&'static str>) -> (
                     sub.push(pick(r, paths));
                 }
                 if sub.len() < paths.len() {
-                    features.push("pcdc standby path");
+                    features.push("path-manager path subset");
                 }
                 json!(sub)
             }
@@ -259,7 +259,7 @@ fn pick_scheduler(r: &mut Rng, conn: &mut Value, features: &mut Vec<&'static str
             OptKind::Choice(cs) => {
                 opts.insert(o.name.into(), json!(cs[r.below(cs.len() as u64) as usize]));
             }
-            OptKind::Int { .. } => {}
+            OptKind::Int { .. } | OptKind::Paths => {}
         }
     }
     if !opts.is_empty() {
@@ -314,7 +314,7 @@ fn invariants_hold_on_250_random_scenarios() {
         assert!(coverage.get(sched.name).copied().unwrap_or(0) >= 5, "coverage of scheduler {:?} too low: {coverage:?}", sched.name);
     }
     let pms = mptcplab_core::mptcp::pm::REGISTRY.iter().map(|p| p.name);
-    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path"].into_iter().chain(pms) {
+    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path", "path-manager path subset"].into_iter().chain(pms) {
         assert!(coverage.get(must).copied().unwrap_or(0) >= 5, "coverage of {must:?} too low: {coverage:?}");
     }
 }
