@@ -162,8 +162,8 @@ class Result:
         """One row per subflow status change of an MPTCP connection: time_s, flow,
         subflow, path, from, to (idle, opening, active, standby, backup, failed, or a
         scheduler's own status of an otherwise active subflow: "inactive" for RBPM) and
-        reason (opened, established, rto, ack_received, no_active_usable, active_usable,
-        or the scheduler's name, "rbpm")."""
+        reason (opened, established, rto, ack_received, mp_prio, no_active_usable,
+        active_usable, or the scheduler's name, "rbpm")."""
         return self.table("subflow_events")
 
     @property

@@ -10,6 +10,10 @@ pub enum OptKind {
     Bool,
     Int { min: i64, max: i64 },
     Choice(&'static [&'static str]),
+    /// A non-empty list of distinct path names of the connection (a TOML array of
+    /// strings). `check` sees only the list; `check_paths` matches the names against
+    /// the connection's paths once they are known.
+    Paths,
 }
 
 /// One named option, with its default as it would be written in TOML.
@@ -28,6 +32,7 @@ impl OptionSpec {
             OptKind::Bool => "true | false".to_string(),
             OptKind::Int { min, max } => format!("integer {min}..{max}"),
             OptKind::Choice(cs) => cs.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(" | "),
+            OptKind::Paths => "list of the connection's path names".to_string(),
         }
     }
 }
@@ -37,6 +42,7 @@ pub enum OptValue {
     Bool(bool),
     Int(i64),
     Text(String),
+    List(Vec<String>),
 }
 
 impl OptValue {
@@ -45,6 +51,7 @@ impl OptValue {
             OptValue::Bool(b) => format!("{b}"),
             OptValue::Int(i) => format!("{i}"),
             OptValue::Text(t) => format!("{t:?}"),
+            OptValue::List(l) => format!("{l:?}"),
         }
     }
 
@@ -54,7 +61,12 @@ impl OptValue {
             serde_json::Value::Bool(b) => Ok(OptValue::Bool(*b)),
             serde_json::Value::String(t) => Ok(OptValue::Text(t.clone())),
             serde_json::Value::Number(n) => n.as_i64().map(OptValue::Int).ok_or_else(|| format!("expected an integer, got {n}")),
-            other => Err(format!("expected a boolean, integer or string, got {other}")),
+            serde_json::Value::Array(xs) => xs
+                .iter()
+                .map(|x| x.as_str().map(str::to_string).ok_or_else(|| format!("expected a list of strings, got {x} in it")))
+                .collect::<Result<Vec<_>, _>>()
+                .map(OptValue::List),
+            other => Err(format!("expected a boolean, integer, string or list of strings, got {other}")),
         }
     }
 }
@@ -86,6 +98,30 @@ pub fn check(name: &str, options: &[OptionSpec], params: &Params) -> Result<(), 
             (OptKind::Int { min, max }, _) => return bad(format!("an integer in [{min}, {max}]")),
             (OptKind::Choice(cs), OptValue::Text(t)) if cs.contains(&t.as_str()) => {}
             (OptKind::Choice(cs), _) => return bad(format!("one of {}", cs.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>().join(", "))),
+            (OptKind::Paths, OptValue::List(l)) => {
+                if l.is_empty() {
+                    return Err(OptionError { option: Some(k.clone()), message: format!("{name} option {k}: give at least one path name") });
+                }
+                if let Some(d) = l.iter().enumerate().find(|(i, x)| l[..*i].contains(x)).map(|(_, x)| x) {
+                    return Err(OptionError { option: Some(k.clone()), message: format!("{name} option {k}: path {d:?} is listed twice") });
+                }
+            }
+            (OptKind::Paths, _) => return bad("a list of path names, e.g. [\"wifi\", \"lte\"]".into()),
+        }
+    }
+    Ok(())
+}
+
+/// Check every `Paths` option against the names of the connection's paths.
+pub fn check_paths(name: &str, options: &[OptionSpec], params: &Params, paths: &[&str]) -> Result<(), OptionError> {
+    for o in options.iter().filter(|o| matches!(o.kind, OptKind::Paths)) {
+        if let Some(OptValue::List(l)) = params.get(o.name) {
+            if let Some(bad) = l.iter().find(|x| !paths.contains(&x.as_str())) {
+                return Err(OptionError {
+                    option: Some(o.name.to_string()),
+                    message: format!("{name} option {}: {bad:?} is not one of this connection's paths: {}", o.name, paths.join(", ")),
+                });
+            }
         }
     }
     Ok(())
@@ -113,6 +149,8 @@ impl Opts<'_> {
             OptKind::Bool => OptValue::Bool(o.default == "true"),
             OptKind::Int { .. } => OptValue::Int(o.default.parse().unwrap_or_else(|_| panic!("bad default for {name}"))),
             OptKind::Choice(_) => OptValue::Text(o.default.to_string()),
+            // No list default: `paths` returns None and the component picks its own.
+            OptKind::Paths => OptValue::List(Vec::new()),
         }
     }
     pub fn bool(&self, name: &str) -> bool { matches!(self.value(name), OptValue::Bool(true)) }
@@ -120,6 +158,13 @@ impl Opts<'_> {
         match self.value(name) {
             OptValue::Int(i) => i,
             _ => unreachable!("option {name} checked as an integer"),
+        }
+    }
+    /// A `Paths` option, or None when the scenario does not give it.
+    pub fn paths(&self, name: &str) -> Option<Vec<String>> {
+        match self.given.get(name) {
+            Some(OptValue::List(l)) => Some(l.clone()),
+            _ => None,
         }
     }
     pub fn choice(&self, name: &str) -> String {

@@ -107,7 +107,8 @@ impl Simulator {
             let iss = Rng::stream(seed, &format!("conn/{}/iss", c.cfg.name));
             let flags = MinRttOptions { opportunistic_retransmission: c.opportunistic_retransmission, penalisation: c.penalisation };
             let sched = crate::mptcp::scheduler::make(&c.scheduler, &c.scheduler_params, flags).map_err(|e| ScenarioError::new("scheduler", e.message))?;
-            let pmgr = pm::make(&c.path_manager, &c.pm_params).map_err(|e| ScenarioError::new("path_manager", e.message))?;
+            let path_names: Vec<&str> = c.paths.iter().map(|&p| plan.paths[p].name.as_str()).collect();
+            let pmgr = pm::make(&c.path_manager, &c.pm_params, &path_names).map_err(|e| ScenarioError::new("path_manager", e.message))?;
             let mut cfg = c.cfg.clone();
             if plan.start_jitter > SimTime::ZERO {
                 let mut r = Rng::stream(seed, &format!("conn/{}/start", c.cfg.name));
@@ -149,6 +150,9 @@ impl Simulator {
             sim.events.schedule(c.cfg.start, Event::ConnStart { conn: i as u32 });
             if c.cfg.read_rate.is_some() {
                 sim.events.schedule(c.cfg.start + sim.read_tick, Event::AppRead { conn: i as u32 });
+            }
+            if let Some(at) = c.poll_pm_timeout() {
+                sim.events.schedule(at, Event::PmTimer { conn: i as u32 });
             }
         }
         for (h, l) in sim.links.iter().enumerate() {
@@ -240,6 +244,14 @@ impl Simulator {
             Event::Sample => {
                 self.sample();
                 self.events.schedule(self.now + self.sample_interval, Event::Sample);
+            }
+            Event::PmTimer { conn } => {
+                let c = conn as usize;
+                self.conns[c].handle_pm_timeout(self.now, &mut self.outbox);
+                self.after_conn(c);
+                if let Some(at) = self.conns[c].poll_pm_timeout() {
+                    self.events.schedule(at.max(self.now), Event::PmTimer { conn });
+                }
             }
         }
     }

@@ -126,7 +126,8 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng) -> Case {
             "penalisation": r.chance(0.7),
         });
         pick_scheduler(rs, &mut conn, &mut features);
-        let (pm_name, pm_options) = pick_pm(pm, &mut features);
+        let path_names: Vec<String> = ps.iter().map(|i| format!("p{i}")).collect();
+        let (pm_name, pm_options) = pick_pm(pm, &path_names, &mut features);
         conn["path_manager"] = json!(pm_name);
         if !pm_options.is_empty() {
             conn["path_manager_options"] = Value::Object(pm_options);
@@ -200,8 +201,9 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng) -> Case {
 }
 
 /// Any registered path manager, with each of its options drawn (or left at its
-/// default) at random.
-fn pick_pm(r: &mut Rng, features: &mut Vec<&'static str>) -> (&'static str, serde_json::Map<String, Value>) {
+/// default) at random. A path-list option (PCDC's SP*) gets a non-empty random subset of
+/// the connection's `paths`.
+fn pick_pm(r: &mut Rng, paths: &[String], features: &mut Vec<&'static str>) -> (&'static str, serde_json::Map<String, Value>) {
     use mptcplab_core::options::OptKind;
     let reg = mptcplab_core::mptcp::pm::REGISTRY;
     let info = &reg[r.below(reg.len() as u64) as usize];
@@ -216,6 +218,16 @@ fn pick_pm(r: &mut Rng, features: &mut Vec<&'static str>) -> (&'static str, serd
             // Small values: a few subflows per path, not 64.
             OptKind::Int { min, max } => json!(min + r.below((max - min).min(5) as u64 + 1) as i64),
             OptKind::Choice(cs) => json!(*pick(r, cs)),
+            OptKind::Paths => {
+                let mut sub: Vec<&String> = paths.iter().filter(|_| r.chance(0.5)).collect();
+                if sub.is_empty() {
+                    sub.push(pick(r, paths));
+                }
+                if sub.len() < paths.len() {
+                    features.push("path-manager path subset");
+                }
+                json!(sub)
+            }
         };
         opts.insert(o.name.to_string(), v);
     }
@@ -247,7 +259,7 @@ fn pick_scheduler(r: &mut Rng, conn: &mut Value, features: &mut Vec<&'static str
             OptKind::Choice(cs) => {
                 opts.insert(o.name.into(), json!(cs[r.below(cs.len() as u64) as usize]));
             }
-            OptKind::Int { .. } => {}
+            OptKind::Int { .. } | OptKind::Paths => {}
         }
     }
     if !opts.is_empty() {
@@ -302,7 +314,7 @@ fn invariants_hold_on_250_random_scenarios() {
         assert!(coverage.get(sched.name).copied().unwrap_or(0) >= 5, "coverage of scheduler {:?} too low: {coverage:?}", sched.name);
     }
     let pms = mptcplab_core::mptcp::pm::REGISTRY.iter().map(|p| p.name);
-    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path"].into_iter().chain(pms) {
+    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path", "path-manager path subset"].into_iter().chain(pms) {
         assert!(coverage.get(must).copied().unwrap_or(0) >= 5, "coverage of {must:?} too low: {coverage:?}");
     }
 }

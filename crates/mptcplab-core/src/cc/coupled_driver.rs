@@ -283,6 +283,7 @@ mod tests {
                 OptKind::Bool => vec![OptValue::Bool(o.default != "true")],
                 OptKind::Choice(cs) => cs.iter().filter(|c| **c != o.default).map(|c| OptValue::Text(c.to_string())).collect(),
                 OptKind::Int { min, max } => vec![OptValue::Int(min), OptValue::Int(max)],
+                OptKind::Paths => vec![],
             };
             for v in values {
                 let mut p = CcParams::new();

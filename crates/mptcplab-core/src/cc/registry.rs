@@ -320,6 +320,7 @@ mod tests {
                     OptKind::Bool => OptValue::Bool(o.default == "true"),
                     OptKind::Int { .. } => OptValue::Int(o.default.parse().unwrap()),
                     OptKind::Choice(_) => OptValue::Text(o.default.into()),
+                    OptKind::Paths => unreachable!("no controller takes a path list"),
                 };
                 let mut p = CcParams::new();
                 p.insert(o.name.into(), v);

@@ -312,6 +312,36 @@ impl Connection {
         self.send_syn(now, i, out);
     }
 
+    /// Carry out `PmAction::SetBackup` (MP_PRIO): the open subflows on `path` change
+    /// their backup flag; later subflows on the path still take the flag they are opened with.
+    fn set_backup(&mut self, now: SimTime, path: usize, backup: bool) {
+        let Some(i) = self.subflows.iter().position(|s| s.path == path && s.state != SubState::Idle) else { return };
+        for s in self.subflows.iter_mut().filter(|s| s.path == path && s.state != SubState::Idle) {
+            s.backup = backup;
+        }
+        self.update_status(now, i, "mp_prio");
+    }
+
+    /// When the path manager wants `handle_pm_timeout`.
+    pub fn poll_pm_timeout(&self) -> Option<SimTime> { if self.cfg.mptcp { self.pm.poll_timeout() } else { None } }
+
+    /// The path manager's timer: carry out its actions, then send what the change allows.
+    pub fn handle_pm_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let mut acts = std::mem::take(&mut self.pm_actions);
+        acts.clear();
+        self.pm.handle_timeout(now, &mut acts);
+        for a in acts.drain(..) {
+            match a {
+                PmAction::OpenSubflow { path, backup } => self.open_subflow(now, path, backup, out),
+                PmAction::SetBackup { path, backup } => self.set_backup(now, path, backup),
+            }
+        }
+        self.pm_actions = acts;
+        if self.started {
+            self.push(now, out);
+        }
+    }
+
     fn data_header(&self) -> u32 { TCP_HEADER_BYTES + if self.cfg.mptcp { DSS_BYTES } else { 0 } }
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -482,8 +512,10 @@ impl Connection {
                     acts.clear();
                     self.pm.on_established(self.paths.len(), self.subflows[i].path, &backup, &mut acts);
                     for a in acts.drain(..) {
-                        let PmAction::OpenSubflow { path, backup } = a;
-                        self.open_subflow(now, path, backup, out);
+                        match a {
+                            PmAction::OpenSubflow { path, backup } => self.open_subflow(now, path, backup, out),
+                            PmAction::SetBackup { path, backup } => self.set_backup(now, path, backup),
+                        }
                     }
                     self.pm_actions = acts;
                 }
@@ -1031,7 +1063,9 @@ mod tests {
             };
             let routes: Vec<(u32, u32)> = (0..backup.len() as u32).map(|p| (2 * p, 2 * p + 1)).collect();
             let sched = scheduler::make("minrtt", &Default::default(), scheduler::MinRttOptions { opportunistic_retransmission: true, penalisation: true }).unwrap();
-            let pm = pm::make(pm_name, pm_params).unwrap();
+            let names: Vec<String> = (0..backup.len()).map(|i| format!("p{i}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let pm = pm::make(pm_name, pm_params, &names).unwrap();
             let c = Connection::new(0, cfg, &routes, backup, Rng::stream(1, "iss"), sched, pm).unwrap();
             let mut p = Pair { c, now: SimTime::ZERO, wire: VecDeque::new(), timers: vec![], down: vec![false; backup.len()] };
             let mut out = vec![];

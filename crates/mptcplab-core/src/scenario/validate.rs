@@ -372,8 +372,9 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
         let scheduler_params = component_options(&f, "scheduler", "scheduler_options", &c.scheduler_options, |p| crate::mptcp::scheduler::check(&scheduler, p).map(|_| ()))?;
         let pm = c.path_manager.clone().unwrap_or_else(|| "fullmesh".into());
+        let sel_names: Vec<&str> = sel.iter().map(|&k| paths[k].name.as_str()).collect();
         known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
-        let pm_params = component_options(&f, "path_manager", "path_manager_options", &c.path_manager_options, |p| crate::mptcp::pm::check(&pm, p).map(|_| ()))?;
+        let pm_params = component_options(&f, "path_manager", "path_manager_options", &c.path_manager_options, |p| crate::mptcp::pm::check(&pm, p, &sel_names).map(|_| ()))?;
         let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {

@@ -20,6 +20,8 @@ pub enum Event {
     AppRead { conn: u32 },
     /// Metrics sample.
     Sample,
+    /// A path manager's timer (`PathManager::poll_timeout`).
+    PmTimer { conn: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
