@@ -18,7 +18,7 @@ mod ecf;
 mod redundant;
 mod round_robin;
 
-pub use arp::Arp;
+pub use arp::{ar_partition, objective, predicted_arrival, Arp, PathEstimate};
 pub use blest::{Blest, BlestOptions};
 pub use ecf::{Ecf, EcfArithmetic};
 pub use redundant::{Redundant, RedundantKernel};
