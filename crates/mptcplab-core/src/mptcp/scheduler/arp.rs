@@ -418,6 +418,29 @@ mod tests {
     }
 
     #[test]
+    fn reinjections_go_first_on_the_minrtt_choice() {
+        let subs = [bbr(10.0, 10, 10), bbr(1.0, 200, 10)];
+        let meta = MetaView { reinject: Some((0, 1448, 0b10)), ..new_data(1448, 1448) };
+        assert_eq!(run(&mut Arp::new(), &subs, meta), vec![Action::Send { sub: 0, seg: Segment::Reinject }]);
+    }
+
+    #[test]
+    fn a_backup_subflow_is_neither_striped_nor_copied_while_an_active_one_is_usable() {
+        let subs = [bbr(10.0, 20, 10), SubflowView { backup: true, ..bbr(10.0, 20, 10) }];
+        let mut s = Arp::new();
+        run(&mut s, &subs, new_data(0, 1448));
+        assert_eq!(s.non_redundant(), 0b01);
+        let segs = [MetaSeg { dsn: 0, len: 1448, path_mask: 0b01, reinject_queued: false }];
+        let v = SchedView { segs: MetaSegs { front: &segs, back: &[] }, ..view(&subs, &[0, 1], MetaView { data_una: 0, ..new_data(1448, 0) }) };
+        let mut out = vec![];
+        s.schedule(&v, &mut out);
+        assert_eq!(out, vec![], "no copy on the backup");
+        // The active subflow gone: the backup becomes the non-redundant subflow at once.
+        let down = [SubflowView { established: false, ..subs[0] }, subs[1]];
+        assert_eq!(run(&mut s, &down, new_data(1448, 1448)), vec![Action::Send { sub: 1, seg: Segment::New }]);
+    }
+
+    #[test]
     fn window_based_controllers_use_the_cwnd_stand_in() {
         // Reno-like: x = cwnd · mss / srtt. (100 pkts, 10 ms) vs (4 pkts, 200 ms): R.
         let fast = SubflowView { ssthresh: 50, ..sub(10, 100, 50) };
