@@ -806,6 +806,14 @@ impl Connection {
                 wnd_ok: t.outstanding_bytes() + s.queued_bytes + want <= t.snd_wnd,
                 packets_out: t.packets_out,
                 outstanding_bytes: t.outstanding_bytes(),
+                // Rate and mode the congestion control measures (AR&P, seed 004 §V).
+                pacing_rate_bps: t.pacing_rate().map_or(0.0, |r| r.bits_per_sec()),
+                bw_bps: match &t.cc {
+                    crate::cc::AnyCc::Bbr(b) => b.bw_pps() * t.cfg.mss as f64 * 8.0,
+                    _ => 0.0,
+                },
+                min_rtt: t.st.min_rtt,
+                cc_mode: t.cc.mode(),
             });
         }
     }

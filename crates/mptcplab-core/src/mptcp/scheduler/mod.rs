@@ -8,15 +8,17 @@
 //! and a `Dyn` variant so schedulers can be written outside the crate (Python plug-ins).
 //!
 //! One file per algorithm: minRTT here (the default, and the subflow choice the others
-//! build on), `round_robin`, `redundant`, `blest`, `ecf`.
+//! build on), `round_robin`, `redundant`, `blest`, `ecf`, `arp`.
 
 pub mod rbpm;
 
+mod arp;
 mod blest;
 mod ecf;
 mod redundant;
 mod round_robin;
 
+pub use arp::{ar_partition, objective, predicted_arrival, Arp, PathEstimate};
 pub use blest::{Blest, BlestOptions};
 pub use ecf::{Ecf, EcfArithmetic};
 pub use redundant::{Redundant, RedundantKernel};
@@ -74,6 +76,17 @@ pub struct SubflowView {
     /// Bytes sent and not cumulatively ACKed, `snd_nxt - snd_una`; with `queued_bytes`
     /// this is Linux `write_seq - snd_una`, the data the subflow holds.
     pub outstanding_bytes: u64,
+    /// The sender's pacing rate in bit/s (BBR's own; otherwise Linux's default
+    /// `ratio · cwnd · mss / srtt` when pacing is on), 0 when it does not pace.
+    pub pacing_rate_bps: f64,
+    /// BBR's bottleneck-bandwidth estimate in bit/s (payload of `bw_pps` packets of one
+    /// MSS), 0 for other congestion controls.
+    pub bw_bps: f64,
+    /// Minimum RTT seen on the subflow (0 before the first sample).
+    pub min_rtt: SimTime,
+    /// The congestion control's mode (`CongestionControl::mode`: "probe_bw" etc. for
+    /// BBR, "" for most others).
+    pub cc_mode: &'static str,
 }
 
 impl Default for SubflowView {
@@ -94,6 +107,10 @@ impl Default for SubflowView {
             wnd_ok: true,
             packets_out: 0,
             outstanding_bytes: 0,
+            pacing_rate_bps: 0.0,
+            bw_bps: 0.0,
+            min_rtt: SimTime::ZERO,
+            cc_mode: "",
         }
     }
 }
@@ -410,6 +427,7 @@ pub enum AnyScheduler {
     Redundant(Redundant),
     Blest(Blest),
     Ecf(Ecf),
+    Arp(Arp),
     Dyn(Box<dyn Scheduler + Send>),
 }
 
@@ -421,6 +439,7 @@ macro_rules! dispatch {
             AnyScheduler::Redundant($s) => $e,
             AnyScheduler::Blest($s) => $e,
             AnyScheduler::Ecf($s) => $e,
+            AnyScheduler::Arp($s) => $e,
             AnyScheduler::Rbpm($s) => $e,
             AnyScheduler::Dyn($s) => $e,
         }
@@ -501,6 +520,11 @@ pub const REGISTRY: &[SchedInfo] = &[
             OptionSpec { name: "reactivation", kind: OptKind::Choice(&["literal", "all_paths"]), default: "literal", description: "when stopped paths restart: Algorithm 1 as written (available > 2·B_req of the current active set, also right after stopping; paths flap per packet) or when available > 2·B_req of all paths (a hysteresis)" },
         ],
     },
+    SchedInfo {
+        name: "arp",
+        description: "AR&P (seed 004 §V, Han et al. TWC 2021): every min RTT, AR-Scheduling splits the subflows into non-redundant ones (new data) and redundant ones (copies of un-DATA_ACKed data only) by the greedy Eq. 3 test and inflight >= 4; P-Scheduling pre-schedules each new packet on the non-redundant subflow with the earliest predicted arrival (Eq. 4), within max RTT x sum BW, in PROBE_BW, else round-robin. x_i = pacing rate, r_i = min RTT; with a congestion control other than (coupled) BBR it runs with the stand-in x_i = cwnd x mss / SRTT, and congestion avoidance in place of PROBE_BW",
+        options: &[],
+    },
 ];
 
 /// Check a scheduler name and its options.
@@ -535,6 +559,7 @@ pub fn make(name: &str, params: &crate::options::Params, conn: MinRttOptions) ->
                 dyn_lambda_bad: o.int("dyn_lambda_bad") as u8,
             },
         )),
+        "arp" => AnyScheduler::Arp(Arp::new()),
         "ecf" => AnyScheduler::Ecf(Ecf::new(conn, o.int("r_beta") as u32, if o.choice("arithmetic") == "exact" { EcfArithmetic::Exact } else { EcfArithmetic::Linux })),
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
