@@ -144,3 +144,14 @@ fn arp_stripes_new_data_over_two_similar_paths() {
     // Goodput is printed, not checked: Coupled BBR itself decides how much the LTE
     // subflow carries (minRTT gets a similar split on the same controller).
 }
+
+#[test]
+fn the_redundant_set_shows_in_the_subflow_event_log() {
+    let mut s = build(&scenario_toml(&scenario(LTE_WORSE, "arp")), None);
+    s.run();
+    let e = &s.metrics.events;
+    let rows: Vec<String> = (0..e.time_s.len()).filter(|&k| e.reason[k] == "arp").map(|k| format!("{:.3} s subflow {}: {} -> {}", e.time_s[k], e.subflow[k], e.from[k], e.to[k])).collect();
+    println!("AR&P status changes: {rows:?}");
+    // The much worse LTE subflow (1) is put in the redundant set at least once.
+    assert!((0..e.time_s.len()).any(|k| e.subflow[k] == 1 && e.to[k] == "redundant" && e.reason[k] == "arp"), "{rows:?}");
+}

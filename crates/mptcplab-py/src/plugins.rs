@@ -332,6 +332,19 @@ impl PySubflowView {
     /// Bytes sent and not cumulatively acknowledged on this subflow.
     #[getter]
     fn outstanding_bytes(&self) -> u64 { self.v.outstanding_bytes }
+    /// The subflow's pacing rate in bit/s (0 when not paced).
+    #[getter]
+    fn pacing_rate(&self) -> f64 { self.v.pacing_rate_bps }
+    /// A BBR controller's bandwidth estimate in bit/s (0 for other CCs).
+    #[getter]
+    fn bw(&self) -> f64 { self.v.bw_bps }
+    /// The subflow's minimum RTT, in seconds (0 before the first sample).
+    #[getter]
+    fn min_rtt(&self) -> f64 { self.v.min_rtt.secs_f64() }
+    /// The controller's mode for the CC trace (BBR: "startup", "drain", "probe_bw",
+    /// "probe_rtt"; empty for other CCs).
+    #[getter]
+    fn cc_mode(&self) -> &'static str { self.v.cc_mode }
     /// The pacer lets a packet leave now.
     #[getter]
     fn pacing_ok(&self) -> bool { self.v.pacing_ok }

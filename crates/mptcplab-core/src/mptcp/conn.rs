@@ -848,6 +848,8 @@ impl Connection {
                     self.emit_data(now, i, seq, len, dsn, true, out);
                 } else if let Some((dsn, len)) = self.subflows[i].queue.pop_front() {
                     self.subflows[i].queued_bytes -= len as u64;
+                    // Pre-scheduled (Enqueue) new data counts as new when it leaves.
+                    self.subflows[i].sched.new_segs += 1;
                     let seq = self.subflows[i].tx.send_new(now, len, dsn);
                     self.emit_data(now, i, seq, len, dsn, false, out);
                 } else {

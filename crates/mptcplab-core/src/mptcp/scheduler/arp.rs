@@ -38,7 +38,7 @@
 //! as in every other scheduler; backup subflows are outside S unless no active subflow is
 //! usable. Data pre-scheduled on a subflow that later moves to R is still sent there.
 
-use super::{Action, MetaSegs, MinRtt, RoundRobin, SchedView, Scheduler, Segment, SubflowView};
+use super::{Action, MetaSegs, MinRtt, RoundRobin, SchedView, Scheduler, Segment, StatusNote, SubflowView};
 use crate::cc::CaState;
 use crate::mptcp::meta::MetaSeg;
 use crate::units::SimTime;
@@ -151,6 +151,8 @@ pub struct Arp {
     copied_to: Vec<u64>,
     /// Round-robin fallback: the subflow that took the last turn.
     rr_last: Option<usize>,
+    /// Changes of the redundant set for the subflow event log.
+    notes: Vec<StatusNote>,
 }
 
 impl Default for Arp {
@@ -158,7 +160,7 @@ impl Default for Arp {
 }
 
 impl Arp {
-    pub fn new() -> Self { Arp { non_redundant: 0, decided_for: 0, next_decision: SimTime::ZERO, copied_to: Vec::new(), rr_last: None } }
+    pub fn new() -> Self { Arp { non_redundant: 0, decided_for: 0, next_decision: SimTime::ZERO, copied_to: Vec::new(), rr_last: None, notes: Vec::new() } }
 
     /// Bit i set: subflow i is non-redundant after the last decision.
     pub fn non_redundant(&self) -> u64 { self.non_redundant }
@@ -181,7 +183,17 @@ impl Arp {
         }
         let est: Vec<PathEstimate> = set.iter().map(|&i| PathEstimate { x: rate(&v.subflows[i]), r: rtt(&v.subflows[i]), inflight_pkts: v.subflows[i].in_flight }).collect();
         let in_n = ar_partition(&est);
+        let before = self.non_redundant & self.decided_for;
         self.non_redundant = set.iter().zip(&in_n).filter(|(_, &m)| m).fold(0u64, |m, (&i, _)| m | 1 << i);
+        // Report the redundant set in the subflow event log (status "redundant").
+        let r_before = self.decided_for & !before;
+        let r_now = mask & !self.non_redundant;
+        for &i in &set {
+            let (was, is) = (r_before & 1 << i != 0, r_now & 1 << i != 0);
+            if was != is {
+                self.notes.push(StatusNote { at: v.now, subflow: i, status: is.then_some("redundant"), reason: "arp" });
+            }
+        }
         self.decided_for = mask;
         let period = est.iter().map(|p| p.r).fold(f64::INFINITY, f64::min);
         self.next_decision = if period.is_finite() { v.now + SimTime::from_secs_f64(period) } else { v.now };
@@ -259,6 +271,8 @@ impl Arp {
 
 impl Scheduler for Arp {
     fn name(&self) -> &'static str { "arp" }
+
+    fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { out.append(&mut self.notes); }
 
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) {
         if self.copied_to.len() < v.subflows.len() {
