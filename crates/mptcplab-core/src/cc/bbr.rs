@@ -597,7 +597,8 @@ impl Bbr {
     }
 
     /// Coupled BBR: β_i and α_i from every subflow's bandwidth estimate (seed 004 Eq. 1–2),
-    /// recomputed on each ACK of this subflow after its filter update.
+    /// recomputed on each ACK of this subflow after its filter update. Siblings that are
+    /// not established or are in Loss state (RTO) are left out.
     fn update_coupling(&mut self, coupling: &Coupling) {
         if !self.coupled {
             return;
@@ -612,7 +613,10 @@ impl Bbr {
                 if j == coupling.me {
                     me = bws.len();
                     bws.push(mine as f64);
-                } else if s.established {
+                } else if s.established && s.ca_state != CaState::Loss {
+                    // A sibling in Loss (after an RTO) delivers nothing and gets no ACKs,
+                    // so its filter would hold its last estimate for ever; it leaves the
+                    // set S until it recovers (the seed's S is the subflows in use).
                     bws.push(s.vars[0] as f64);
                 }
             }
@@ -965,5 +969,22 @@ mod tests {
         f.round(5000.0, &Coupling { me: 0, subflows: &views, meta: None });
         assert_eq!(f.b.beta(), 1.0);
         assert_eq!(f.b.alpha_gain, Some(BBR_UNIT));
+    }
+
+    #[test]
+    fn a_sibling_in_loss_state_leaves_the_coupled_set() {
+        // Subflow 2 timed out (RTO, Loss state): its stale estimate must not keep β_1 at ½.
+        let mut f = Feed::new(Bbr::new(true), 50);
+        let mut dead = SiblingView { established: true, ..Default::default() };
+        for _ in 0..12 {
+            let views = [f.view(), dead];
+            f.round(10_000.0, &Coupling { me: 0, subflows: &views, meta: None });
+            dead.vars[0] = f.b.bw();
+        }
+        assert!((f.b.beta() - 0.5).abs() < 1e-9, "equal siblings: {}", f.b.beta());
+        dead.ca_state = CaState::Loss;
+        let views = [f.view(), dead];
+        f.round(10_000.0, &Coupling { me: 0, subflows: &views, meta: None });
+        assert_eq!(f.b.beta(), 1.0);
     }
 }
