@@ -235,7 +235,7 @@ def main() -> None:
             f"({lit_list}): (0, {T:g}] s contains the handshakes "
             f"and slow start, so the second window delivers more whichever path is withheld. {HOL_PATH} has the most "
             f"negative value because withholding it removes almost nothing: under fullmesh + minRTT it gets "
-            f"{100 * fm_share4:.2f} % of the new data ({fm_segs4:.0f} segments per 100 s run, at the start), so its "
+            f"{100 * fm_share4:.2f} % of the new data ({fm_segs4:.0f} segments per 100 s run), so its "
             f"literal Ω is essentially the bias alone. With the warm-up its Ω is "
             f"{pooled['warm-up'][HOL_PATH]:+.4f}, i.e. about 0 (kept by Eq. 6), and every path is kept.",
             f"- Claim 2 fails because of that bias: with all four Ω < 0 Eq. 6 selects no path and `sp_star` falls back "
