@@ -138,3 +138,29 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells = [fmt(per_variant([r for r in rows if r["variant"] == v], lambda r, f=f: r["goodput"].get(f, 0.0))[v]) for f in flows]
         body += f"| {v} | " + " | ".join(cells) + " |\n"
     return head + body
+
+
+def ok(b: bool) -> str:
+    """A verdict mark."""
+    return "✓" if b else "✗"
+
+
+def claims_md(claims) -> str:
+    """Markdown table of (id, verdict, what, measured) claims."""
+    out = "| claim | verdict | what | measured |\n|---|---|---|---|\n"
+    for cid, v, what, fig in claims:
+        out += f"| {cid} | {ok(v)} | {what} | {fig} |\n"
+    return out
+
+
+def write_generated(doc: Path, begin: str, end: str, generated: str, preamble: str = "") -> None:
+    """Replace the text between the `begin` and `end` markers of `doc` (keeping the
+    hand-written rest); a new page starts with `preamble`."""
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    old = doc.read_text() if doc.exists() else ""
+    if begin in old and end in old:
+        pre, rest = old.split(begin, 1)
+        _, post = rest.split(end, 1)
+    else:
+        pre, post = preamble, "\n"
+    doc.write_text(pre + begin + "\n" + generated + end + post)

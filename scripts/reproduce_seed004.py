@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repro_lib import REPO, Variant, fmt, mean_ci, run_variants  # noqa: E402
+from repro_lib import REPO, Variant, claims_md, fmt, mean_ci, ok, run_variants, write_generated  # noqa: E402
 
 TABLE1 = REPO / "scenarios/reproduce/seed004-table1.toml"
 FIG17A = REPO / "scenarios/reproduce/seed004-fig17a.toml"
@@ -47,10 +47,6 @@ BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed004.py) -->", "<!-- ge
 
 def pct(p: float) -> str:
     return f"{p * 100:g} %"
-
-
-def ok(b: bool) -> str:
-    return "✓" if b else "✗"
 
 
 def stat(rows, key):
@@ -223,22 +219,8 @@ def diagnostics(seeds, workers):
     return out
 
 
-def claims_md(claims):
-    out = "| claim | verdict | what | measured |\n|---|---|---|---|\n"
-    for cid, v, what, fig in claims:
-        out += f"| {cid} | {ok(v)} | {what} | {fig} |\n"
-    return out
-
-
 def write_doc(generated: str) -> None:
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    old = DOC.read_text() if DOC.exists() else ""
-    if BEGIN in old and END in old:
-        pre, rest = old.split(BEGIN, 1)
-        _, post = rest.split(END, 1)
-    else:
-        pre, post = "", "\n"
-    DOC.write_text(pre + BEGIN + "\n" + generated + END + post)
+    write_generated(DOC, BEGIN, END, generated, "")
 
 
 def main() -> None:

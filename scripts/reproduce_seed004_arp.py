@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repro_lib import REPO, Variant, _apply, fmt, mean_ci, window_goodput  # noqa: E402
+from repro_lib import REPO, Variant, _apply, claims_md, fmt, mean_ci, ok, window_goodput, write_generated  # noqa: E402
 
 import mptcplab  # noqa: E402
 from mptcplab import Scenario  # noqa: E402
@@ -51,10 +51,6 @@ F10_VARIANTS = {
 }
 
 BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed004_arp.py) -->", "<!-- generated:end -->"
-
-
-def ok(b: bool) -> str:
-    return "✓" if b else "✗"
 
 
 def ratio_ci(num: tuple[float, float], den: tuple[float, float]) -> tuple[float, float]:
@@ -281,27 +277,12 @@ def diagnostics(seeds, workers):
     return out, len(jobs)
 
 
-def claims_md(claims):
-    out = "| claim | verdict | what | measured |\n|---|---|---|---|\n"
-    for cid, v, what, fig in claims:
-        out += f"| {cid} | {ok(v)} | {what} | {fig} |\n"
-    return out
-
-
 def write_doc(generated: str) -> None:
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    old = DOC.read_text() if DOC.exists() else ""
-    if BEGIN in old and END in old:
-        pre, rest = old.split(BEGIN, 1)
-        _, post = rest.split(END, 1)
-    else:
-        pre = ("# Seed 004 (AR&P scheduler): Fig. 11 and Fig. 10a, measured and reported\n\n"
+    write_generated(DOC, BEGIN, END, generated, ("# Seed 004 (AR&P scheduler): Fig. 11 and Fig. 10a, measured and reported\n\n"
                "Seed 004 is Han et al., \"Leveraging Coupled BBR and Adaptive Packet Scheduling to Boost MPTCP\", "
                "IEEE TWC 20(11), 2021. Scenarios: `scenarios/reproduce/seed004-fig11.toml` and "
                "`scenarios/reproduce/seed004-fig10a.toml` (their headers hold every assumption and verdict rule). "
-               "Rerun with `.venv/bin/python scripts/reproduce_seed004_arp.py`.\n\n")
-        post = "\n"
-    DOC.write_text(pre + BEGIN + "\n" + generated + END + post)
+               "Rerun with `.venv/bin/python scripts/reproduce_seed004_arp.py`.\n\n"))
 
 
 def main() -> None:

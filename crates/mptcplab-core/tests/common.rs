@@ -32,3 +32,35 @@ pub fn scenario_file(rel: &str) -> Scenario {
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Simulator {
     Simulator::new(sc.plan().unwrap_or_else(|e| panic!("plan: {e}")), seed, None, &[]).unwrap()
 }
+
+/// Two disjoint 10 Mbit/s paths (10 ms and 30 ms one way, 100-packet queues) and one
+/// MPTCP connection "mp" with uncoupled Reno sending `size` bytes, for `duration`.
+pub fn two_paths(duration: &str, size: &str) -> Scenario {
+    scenario_toml(&format!(
+        r#"
+    [run]
+    duration = "{duration}"
+    [[links]]
+    name = "a"
+    rate = "10 Mbit/s"
+    delay = "10 ms"
+    queue = "100 pkt"
+    [[links]]
+    name = "b"
+    rate = "10 Mbit/s"
+    delay = "30 ms"
+    queue = "100 pkt"
+    [[paths]]
+    name = "pa"
+    links = ["a"]
+    [[paths]]
+    name = "pb"
+    links = ["b"]
+    [[connections]]
+    name = "mp"
+    paths = ["pa", "pb"]
+    cc = "reno"
+    app = {{ kind = "bulk", size = "{size}" }}
+"#
+    ))
+}

@@ -10,31 +10,6 @@ use mptcplab_core::mptcp::scheduler::{Action, AnyScheduler, SchedView, Scheduler
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-const TWO_PATHS: &str = r#"
-    [run]
-    duration = "3 s"
-    [[links]]
-    name = "a"
-    rate = "10 Mbit/s"
-    delay = "10 ms"
-    queue = "100 pkt"
-    [[links]]
-    name = "b"
-    rate = "10 Mbit/s"
-    delay = "30 ms"
-    queue = "100 pkt"
-    [[paths]]
-    name = "pa"
-    links = ["a"]
-    [[paths]]
-    name = "pb"
-    links = ["b"]
-    [[connections]]
-    name = "mp"
-    paths = ["pa", "pb"]
-    cc = "reno"
-    app = { kind = "bulk", size = "1 MB" }
-"#;
 
 /// Opens the other paths as backups and counts its calls.
 struct OpenBackups(Arc<AtomicUsize>);
@@ -65,7 +40,7 @@ impl Scheduler for First {
 #[test]
 fn a_dynamic_path_manager_and_scheduler_installed_before_the_run_are_used() {
     let (pm_calls, sched_calls) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let mut s = common::build(&common::scenario_toml(TWO_PATHS), None);
+    let mut s = common::build(&common::two_paths("3 s", "1 MB"), None);
     s.conns[0].pm = AnyPm::Dyn(Box::new(OpenBackups(pm_calls.clone())));
     s.set_scheduler(0, AnyScheduler::Dyn(Box::new(First(sched_calls.clone()))));
     s.run();
@@ -84,7 +59,7 @@ fn a_dynamic_path_manager_that_opens_nothing_keeps_one_subflow() {
         fn name(&self) -> &'static str { "test-nothing" }
         fn on_established(&mut self, _: usize, _: usize, _: &[bool], _: &mut Vec<PmAction>) {}
     }
-    let mut s = common::build(&common::scenario_toml(TWO_PATHS), None);
+    let mut s = common::build(&common::two_paths("3 s", "1 MB"), None);
     s.conns[0].pm = AnyPm::Dyn(Box::new(Nothing));
     s.run();
     assert_eq!(s.summary()[0].bytes_delivered, 1_000_000);

@@ -5,31 +5,6 @@
 mod common;
 use mptcplab_core::mptcp::scheduler::{Action, AnyScheduler, SchedView, Scheduler, Segment};
 
-const TWO_PATHS: &str = r#"
-    [run]
-    duration = "5 s"
-    [[links]]
-    name = "a"
-    rate = "10 Mbit/s"
-    delay = "10 ms"
-    queue = "100 pkt"
-    [[links]]
-    name = "b"
-    rate = "10 Mbit/s"
-    delay = "30 ms"
-    queue = "100 pkt"
-    [[paths]]
-    name = "pa"
-    links = ["a"]
-    [[paths]]
-    name = "pb"
-    links = ["b"]
-    [[connections]]
-    name = "mp"
-    paths = ["pa", "pb"]
-    cc = "reno"
-    app = { kind = "bulk", size = "2 MB" }
-"#;
 
 /// Pre-schedules new data alternately into the subflows' queues, two segments ahead.
 struct AlternateEnqueue {
@@ -70,7 +45,7 @@ impl Scheduler for Duplicate {
 
 #[test]
 fn a_plugin_can_pre_schedule_into_subflow_queues() {
-    let sc = common::scenario_toml(TWO_PATHS);
+    let sc = common::two_paths("5 s", "2 MB");
     let mut s = common::build(&sc, None);
     s.set_scheduler(0, AnyScheduler::Dyn(Box::new(AlternateEnqueue { next: 0 })));
     s.run();
@@ -86,7 +61,7 @@ fn a_plugin_can_pre_schedule_into_subflow_queues() {
 #[test]
 fn a_plugin_that_waits_sends_nothing_and_copies_are_delivered_once() {
     // Duplicate sends new data only when both subflows have space; it waits otherwise.
-    let sc = common::scenario_toml(TWO_PATHS);
+    let sc = common::two_paths("5 s", "2 MB");
     let mut s = common::build(&sc, None);
     s.set_scheduler(0, AnyScheduler::Dyn(Box::new(Duplicate)));
     s.run();
@@ -113,7 +88,7 @@ impl Scheduler for Redundant {
 fn redundant_copies_count_once_at_the_receiver() {
     // metrics.md §6.1: with every segment on both subflows, the bytes sent are about
     // twice the goodput bytes, and the application gets each byte once.
-    let sc = common::scenario_toml(TWO_PATHS);
+    let sc = common::two_paths("5 s", "2 MB");
     let mut s = common::build(&sc, None);
     s.set_scheduler(0, AnyScheduler::Dyn(Box::new(Redundant)));
     s.run();
