@@ -20,8 +20,15 @@ from .store import Store, plain_columns
 __all__ = ["run_sweep", "gather", "run_point", "SweepProgress", "VersionMismatch"]
 
 
-class VersionMismatch(RuntimeError):
-    """A worker runs another mptcplab version than the driver."""
+class VersionMismatch(ScenarioError):
+    """A (Dask) worker runs another mptcplab version than the driver. The CLI reports it
+    on one line (`error: --scheduler: ...`) and exits 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("--scheduler", message)
+
+    def __reduce__(self):  # travels back from Dask workers
+        return (type(self), (self.message,))
 
 
 def _version() -> str:
