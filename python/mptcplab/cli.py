@@ -264,6 +264,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(runs=args.runs, quick=args.quick, json_out=args.json)
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import load_plan, run_sweep
+
+    plan = load_plan(args.plan)
+    frame = run_sweep(plan, out=args.out, workers=args.workers, scheduler=args.scheduler,
+                      allow_version_mix=args.allow_version_mix, progress=not args.no_progress)
+    out = args.out or f"sweeps/{plan.name}"
+    print(f"{len(frame)} rows ({len(plan.points())} points) in {out}/results.csv")
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .sweep import compare, load_results
+
+    a, keys_a = load_results(args.a, "A")
+    b, keys_b = load_results(args.b, "B")
+    table = compare(a, b, keys=keys_a or keys_b)
+    if args.out:
+        table.to_csv(args.out, index=False)
+        print(f"wrote {args.out}", file=sys.stderr)
+    cols = list(table.columns)
+    rows = [[fmt_float(v, 3) if isinstance(v, float) else str(v) for v in r] for r in table.itertuples(index=False)]
+    numeric = {i for i, c in enumerate(cols) if c.endswith((" A", " B", " Δ%"))}
+    print(f"A = {args.a}\nB = {args.b}\n")
+    print(render_table(cols, rows, right=numeric))
+    return EXIT_OK
+
+
 # -- entry point ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -305,6 +333,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="10 s of simulated time instead of 60 s")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("sweep", parents=[common], help="run a sweep plan (docs/sweeps.md); resumes where it stopped")
+    p.add_argument("plan", metavar="PLAN", help="sweep plan TOML file")
+    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster (dask.distributed scheduler address)")
+    p.add_argument("--out", metavar="DIR", help="result store (default: sweeps/<plan name>)")
+    p.add_argument("--allow-version-mix", action="store_true",
+                   help="reuse points stored by another mptcplab version instead of refusing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("compare", parents=[common], help="two sweep result sets side by side")
+    p.add_argument("a", metavar="A", help="sweep directory or results CSV/Parquet")
+    p.add_argument("b", metavar="B", help="sweep directory or results CSV/Parquet")
+    p.add_argument("--out", metavar="FILE", help="also write the comparison as CSV")
+    p.set_defaults(func=cmd_compare)
     return parser
 
 

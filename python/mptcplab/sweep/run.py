@@ -1,0 +1,292 @@
+"""Running a sweep: on local cores (ProcessPoolExecutor) or on a Dask cluster.
+
+Points run in worker processes; the driver stores each finished point at once
+(`Store.write`, atomic) and skips points already stored, so a killed sweep resumes
+where it stopped. dask is imported only when `scheduler` is given.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import ScenarioError
+from .plan import Plan, Point, load_plan
+from .store import Store, plain_columns
+
+__all__ = ["run_sweep", "gather", "run_point", "SweepProgress", "VersionMismatch"]
+
+
+class VersionMismatch(ScenarioError):
+    """A (Dask) worker runs another mptcplab version than the driver. The CLI reports it
+    on one line (`error: --scheduler: ...`) and exits 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("--scheduler", message)
+
+    def __reduce__(self):  # travels back from Dask workers
+        return (type(self), (self.message,))
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return str(__version__)
+
+
+def run_point(scenario_json: str, expected_version: str) -> dict[str, Any]:
+    """Run one point (in a worker); return its record (summary tables as plain columns)."""
+    import json
+
+    from ..api import simulate
+    from ..scenario import Scenario
+
+    version = _version()
+    if version != expected_version:
+        raise VersionMismatch(f"worker has mptcplab {version}, the sweep runs {expected_version}")
+    t0 = time.perf_counter()
+    res = simulate(Scenario.from_dict(json.loads(scenario_json)))
+    return {
+        "version": version,
+        "summary": plain_columns(res.columns("summary")),
+        "subflow_summary": plain_columns(res.columns("subflow_summary")),
+        "wall_s": round(time.perf_counter() - t0, 6),
+    }
+
+
+def _die_with_parent() -> None:
+    """Pool workers get SIGKILL when the driver dies (Linux), so a killed sweep leaves
+    no orphans running points that nobody will store."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - best effort, not on every platform
+        pass
+
+
+def _worker_version() -> str:
+    return _version()
+
+
+class SweepProgress:
+    """`sweep: 12/40 points (30 %) · 3 running · 4.1 s elapsed · ETA 9 s` on stderr.
+    Redrawn in place on a terminal; elsewhere a line at most every `every_s` seconds."""
+
+    def __init__(self, total: int, done: int, stream: TextIO | None = None, every_s: float = 10.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.total, self.done, self.start_done = total, done, done
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.every_s = every_s
+
+    def text(self) -> str:
+        wall = time.monotonic() - self.start
+        ran = self.done - self.start_done
+        left = self.total - self.done
+        eta = "?" if ran == 0 else _secs(wall / ran * left)
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        width = 24
+        fill = int(width * self.done / self.total) if self.total else width
+        bar = "#" * fill + "." * (width - fill)
+        return f"sweep [{bar}] {self.done}/{self.total} points ({pct:3.0f} %) · {_secs(wall)} elapsed · ETA {eta}"
+
+    def update(self, done: int, force: bool = False) -> None:
+        self.done = done
+        now = time.monotonic()
+        if self.tty:
+            self.stream.write("\r" + self.text() + "\x1b[K")
+        elif force or now - self.last >= self.every_s:
+            self.stream.write(self.text() + "\n")
+            self.last = now
+        else:
+            return
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _secs(s: float) -> str:
+    if s < 60:
+        return f"{s:.0f} s"
+    if s < 3600:
+        return f"{int(s // 60)} min {int(s % 60):02d} s"
+    return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+
+
+def run_sweep(
+    plan: Plan | str | Path,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    allow_version_mix: bool = False,
+    progress: bool | SweepProgress = True,
+    log: Callable[[str], None] | None = None,
+) -> Any:
+    """Run every point of `plan` not yet in the store at `out`; return the gathered
+    DataFrame (one row per point and flow, kept metrics as columns)."""
+    if not isinstance(plan, Plan):
+        plan = load_plan(plan)
+    if out is None:
+        out = Path("sweeps") / plan.name
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ScenarioError("--workers", f"expected a positive integer, got {workers!r}")
+    version = _version()
+    store = Store(out)
+    store.open(plan.name, version, allow_version_mix, keys=[*plan.parameters, "flow"])
+    points = plan.points()
+    todo: list[Point] = []
+    seen: set[str] = set()
+    for p in points:
+        k = p.key(version)
+        found = store.find(p.scenario_hash, p.seed, version, allow_version_mix)
+        if found is not None:
+            try:
+                store.read(found)
+                continue
+            except (OSError, ValueError):
+                found.unlink(missing_ok=True)  # unreadable (not written by us atomically): redo
+        if k not in seen:  # the same scenario and seed twice in a plan runs once
+            seen.add(k)
+            todo.append(p)
+    total = len({p.key(version) for p in points})
+    say = log or (lambda m: print(m, file=sys.stderr))
+    say(f"sweep '{plan.name}': {len(points)} points, {total - len(todo)} already stored, {len(todo)} to run"
+        f" -> {store.root}")
+    bar = progress if isinstance(progress, SweepProgress) else (
+        SweepProgress(total, total - len(todo)) if progress else None)
+
+    done = total - len(todo)
+
+    def finished(p: Point, record: dict[str, Any]) -> None:
+        nonlocal done
+        record.update(params=p.params, rep=p.rep, seed=p.seed, scenario_hash=p.scenario_hash,
+                      scenario=p.scenario_json)
+        store.write(p.key(version), record)
+        done += 1
+        if bar:
+            bar.update(done)
+
+    kernel = [p for p in todo if p.kernel]
+    rest = [p for p in todo if not p.kernel]
+    try:
+        if bar and todo:
+            bar.update(done, force=True)
+        for p in kernel:  # kernel-backend points: one at a time, in this process
+            finished(p, run_point(p.scenario_json, version))
+        if rest:
+            if scheduler:
+                _run_dask(rest, scheduler, version, finished)
+            else:
+                _run_local(rest, workers, version, finished)
+    finally:
+        if bar:
+            bar.update(done, force=True)
+            bar.close()
+    frame = gather(plan, store.root, allow_version_mix=allow_version_mix)
+    _write_results(frame, store.root / "results.csv")
+    return frame
+
+
+def _run_local(points: list[Point], workers: int | None, version: str,
+               finished: Callable[[Point, dict[str, Any]], None]) -> None:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    n = min(workers or os.cpu_count() or 1, len(points))
+    if n == 1:
+        for p in points:
+            finished(p, run_point(p.scenario_json, version))
+        return
+    with ProcessPoolExecutor(max_workers=n, initializer=_die_with_parent) as ex:
+        pending = {ex.submit(run_point, p.scenario_json, version): p for p in points}
+        try:
+            while pending:
+                ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in ready:
+                    p = pending.pop(fut)
+                    finished(p, fut.result())
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+
+
+def _run_dask(points: list[Point], address: str, version: str,
+              finished: Callable[[Point, dict[str, Any]], None]) -> None:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise ScenarioError("--scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        client = Client(address, timeout="20s")
+    except (OSError, TimeoutError) as err:
+        raise ScenarioError("--scheduler", f"cannot connect to '{address}': {err}") from None
+    try:
+        versions = client.run(_worker_version)
+        bad = {w: v for w, v in versions.items() if v != version}
+        if bad:
+            w, v = next(iter(bad.items()))
+            raise VersionMismatch(f"{len(bad)} dask worker(s) run another mptcplab version "
+                                  f"(e.g. {w}: {v}); the sweep runs {version}")
+        futs = {}
+        for p in points:
+            fut = client.submit(run_point, p.scenario_json, version, pure=False)
+            futs[fut] = p
+        for fut in as_completed(list(futs)):
+            finished(futs[fut], fut.result())
+    finally:
+        client.close()
+
+
+# -- results --------------------------------------------------------------------------------
+def gather(plan: Plan | str | Path, out: str | Path, allow_version_mix: bool = False,
+           version: str | None = None) -> Any:
+    """The stored points of `plan` as a DataFrame: one row per point and flow, with the
+    parameters, repetition, seed, version and kept metrics (subflow metrics as
+    ``COLUMN#<subflow>``). Points not stored yet are missing."""
+    import pandas as pd
+
+    if not isinstance(plan, Plan):
+        plan = load_plan(plan)
+    version = version or _version()
+    store = Store(out)
+    rows: list[dict[str, Any]] = []
+    for p in plan.points():
+        path = store.find(p.scenario_hash, p.seed, version, allow_version_mix)
+        if path is None:
+            continue
+        rec = store.read(path)
+        rows.extend(_rows(plan, p, rec))
+    return pd.DataFrame(rows)
+
+
+def _rows(plan: Plan, p: Point, rec: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    summary = rec["summary"]
+    subs = rec["subflow_summary"]
+    flows = summary.get("flow", [])
+    for i, flow in enumerate(flows):
+        row: dict[str, Any] = {"point": p.index, **p.params, "rep": p.rep, "seed": p.seed,
+                               "version": rec.get("version"), "flow": flow}
+        for table, col in plan.metrics:
+            if table == "summary":
+                row[col] = summary.get(col, [None] * len(flows))[i]
+            else:
+                for j, f in enumerate(subs.get("flow", [])):
+                    if f == flow:
+                        row[f"{col}#{subs['subflow'][j]}"] = subs.get(col, [None])[j]
+        yield row
+
+
+def _write_results(frame: Any, path: Path) -> None:
+    from .store import atomic_write
+
+    atomic_write(path, frame.to_csv(index=False).encode())
