@@ -738,6 +738,9 @@ fn action_from(item: &Bound<'_, PyAny>, n: usize) -> PyResult<Action> {
 }
 
 impl Scheduler for PyScheduler {
+    /// A Python scheduler may read every view field.
+    fn needs_rates(&self) -> bool { true }
+
     fn name(&self) -> &'static str { self.label }
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) {
         if self.slot.is_set() {

@@ -786,6 +786,7 @@ impl Connection {
     /// Snapshot the subflows for the scheduler; `want` is the size of the next segment.
     fn build_views(&mut self, now: SimTime, want: u64) {
         self.views.clear();
+        let rates = self.sched.needs_rates();
         for s in self.subflows.iter() {
             let t = &s.tx;
             self.views.push(SubflowView {
@@ -807,13 +808,14 @@ impl Connection {
                 packets_out: t.packets_out,
                 outstanding_bytes: t.outstanding_bytes(),
                 // Rate and mode the congestion control measures (AR&P, seed 004 §V).
-                pacing_rate_bps: t.pacing_rate().map_or(0.0, |r| r.bits_per_sec()),
+                // Only for schedulers that read them (`Scheduler::needs_rates`).
+                pacing_rate_bps: if rates { t.pacing_rate().map_or(0.0, |r| r.bits_per_sec()) } else { 0.0 },
                 bw_bps: match &t.cc {
-                    crate::cc::AnyCc::Bbr(b) => b.bw_pps() * t.cfg.mss as f64 * 8.0,
+                    crate::cc::AnyCc::Bbr(b) if rates => b.bw_pps() * t.cfg.mss as f64 * 8.0,
                     _ => 0.0,
                 },
                 min_rtt: t.st.min_rtt,
-                cc_mode: t.cc.mode(),
+                cc_mode: if rates { t.cc.mode() } else { "" },
             });
         }
     }

@@ -272,6 +272,8 @@ impl Arp {
 impl Scheduler for Arp {
     fn name(&self) -> &'static str { "arp" }
 
+    fn needs_rates(&self) -> bool { true }
+
     fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { out.append(&mut self.notes); }
 
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) {

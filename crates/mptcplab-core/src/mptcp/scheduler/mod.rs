@@ -235,6 +235,10 @@ pub trait Scheduler {
     /// Move the status notes recorded since the last call into `out`, oldest first.
     /// Schedulers without a status of their own keep the default (none).
     fn drain_status_notes(&mut self, _out: &mut Vec<StatusNote>) {}
+    /// Whether the scheduler reads the congestion controller's rates and mode
+    /// (`SubflowView::{pacing_rate_bps, bw_bps, cc_mode}`); the connection fills them only
+    /// then, since computing them costs time on every decision.
+    fn needs_rates(&self) -> bool { false }
 }
 
 /// Options of the default scheduler.
@@ -450,6 +454,7 @@ impl Scheduler for AnyScheduler {
     fn name(&self) -> &'static str { dispatch!(self, s => s.name()) }
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) { dispatch!(self, s => s.schedule(v, out)) }
     fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { dispatch!(self, s => s.drain_status_notes(out)) }
+    fn needs_rates(&self) -> bool { dispatch!(self, s => s.needs_rates()) }
 }
 
 pub struct SchedInfo {
