@@ -107,6 +107,9 @@ def schema_json() -> str:
     """JSON Schema (draft 2020-12) of the scenario, generated from the Rust types."""
 def components() -> list[tuple[str, str, str]]:
     """(kind, name, one-line description) for every CC, scheduler, path manager and app."""
+def components_markdown() -> str: ...
+def congestion_controls_json() -> str: ...
+def congestion_controls_markdown() -> str: ...
 def validate(scenario: "str | dict") -> str:
     """Parse + validate a scenario given as JSON text or as a dict (prefer the dict: JSON
     cannot carry NaN); returns the scenario as JSON. Raises ScenarioError."""

@@ -221,13 +221,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.markdown:
         print("### Congestion controls\n")
         print(_core.congestion_controls_markdown())
-        print("### Other components\n")
-        comps = [c for c in comps if c[0] != "congestion_control"]
-        print("| kind | name | description |")
-        print("|---|---|---|")
-        for kind, name, desc in comps:
-            cell = desc.replace("|", "\\|")
-            print(f"| {kind} | `{name}` | {cell} |")
+        print("### Schedulers, path managers and applications\n")
+        print(_core.components_markdown())
     else:
         print(render_table(["kind", "name", "description"], [list(c) for c in comps], right=set()))
     return EXIT_OK

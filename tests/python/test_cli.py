@@ -55,9 +55,10 @@ def test_list_markdown_prints_a_table():
     proc = run_cli("list", "--markdown")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert "| kind | name | description |" in lines
+    assert "| kind | name | description | options (default) |" in lines
     assert any(line.startswith("| `cubic` |") for line in lines)
-    assert any("`minrtt`" in line for line in lines)
+    assert any(line.startswith("| scheduler | `blest` |") and "`lambda` (12)" in line for line in lines)
+    assert any(line.startswith("| path_manager | `ndiffports` |") for line in lines)
 
 
 def test_schema_prints_json_schema_and_writes_it_to_a_file(tmp_path):

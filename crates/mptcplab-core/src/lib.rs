@@ -38,3 +38,20 @@ pub fn components() -> Vec<(&'static str, &'static str, &'static str)> {
     }
     v
 }
+
+/// Schedulers, path managers and applications as a Markdown table with their options
+/// (`mptcplab list --markdown`; congestion controls have their own table).
+pub fn components_markdown() -> String {
+    let mut s = String::from("| kind | name | description | options (default) |\n|---|---|---|---|\n");
+    let cell = |t: &str| t.replace('|', "\\|");
+    for c in mptcp::scheduler::REGISTRY {
+        s.push_str(&format!("| scheduler | `{}` | {} | {} |\n", c.name, cell(c.description), options::markdown_cell(c.options)));
+    }
+    for c in mptcp::pm::REGISTRY {
+        s.push_str(&format!("| path_manager | `{}` | {} | {} |\n", c.name, cell(c.description), options::markdown_cell(c.options)));
+    }
+    for c in app::REGISTRY {
+        s.push_str(&format!("| application | `{}` | {} | — |\n", c.name, cell(c.description)));
+    }
+    s
+}

@@ -42,6 +42,10 @@ fn congestion_controls_json() -> String { mptcplab_core::cc::registry::catalogue
 #[pyfunction]
 fn congestion_controls_markdown() -> String { mptcplab_core::cc::registry::markdown_table() }
 
+/// Schedulers, path managers and applications as a Markdown table with options.
+#[pyfunction]
+fn components_markdown() -> String { mptcplab_core::components_markdown() }
+
 #[pyfunction]
 fn components() -> Vec<(&'static str, &'static str, &'static str)> { mptcplab_core::components() }
 
@@ -311,6 +315,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(components, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls_json, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(components_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     Ok(())
