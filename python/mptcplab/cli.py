@@ -287,6 +287,40 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_optimize(args: argparse.Namespace) -> int:
+    if args.from_coefficients is None:
+        if args.scenario is None:
+            raise ScenarioError("optimize", "give --from-coefficients FILE (fitted curves, docs/mpcoa.md)")
+        raise ScenarioError("optimize", "optimize SCENARIO (sweep the buffer grid and fit the curves) is "
+                            "not implemented yet; use --from-coefficients FILE (docs/mpcoa.md)")
+    if args.scenario is not None:
+        raise ScenarioError("optimize", "give either SCENARIO or --from-coefficients FILE, not both")
+    from .mpcoa import load_coefficients, optimize
+
+    coef = load_coefficients(args.from_coefficients)
+    opt = optimize(coef, delta=args.delta, literal_eq11=args.literal_eq11)
+    rule = "Eq. 11 as printed (min obs)" if args.literal_eq11 else "max fitted throughput"
+    print(f"MPCOA from {args.from_coefficients} ({coef.label}): δ = {100 * opt.delta:g} %, winner by {rule}")
+    cols = ["PM", "CC", "curve", "tp_max Mbit/s", "at MiB", "obs MiB", "otp Mbit/s"]
+    rows = [[o.curve.pm, o.curve.cc, o.curve.formula(), f"{o.tp_max:.3f}", f"{o.bs_at_max:.2f}",
+             f"{o.obs:.2f}", f"{o.otp:.3f}"] for o in opt.per_curve]
+    print(render_table(cols, rows, right={3, 4, 5, 6}))
+    print()
+    print(f"OPM = {opt.opm}")
+    print(f"OCC = {opt.occ}")
+    print(f"OBS = {opt.obs:.2f} MiB")
+    print(f"OTP = {opt.otp:.2f} Mbit/s")
+    print(f"(tp_max = {opt.tp_max:.2f} Mbit/s at bs = {opt.bs_at_max:.2f} MiB; {opt.curve.formula()})")
+    if coef.classic is not None and opt.classic_mib:
+        c = coef.classic
+        print(f"classic bound (3·RTT_max + RTO_max)·ΣBW = (3·{c.rtt_max_s:.3f} s + {c.rto_max_s:.3f} s)"
+              f"·{c.sum_bw_mbit_s:g} Mbit/s = {opt.classic_mib:.2f} MiB; "
+              f"OBS = {opt.obs_pct_of_classic:.2f} % of it")
+    for note in opt.notes:
+        print(f"note: {note}")
+    return EXIT_OK
+
+
 # -- entry point ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -344,6 +378,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b", metavar="B", help="sweep directory or results CSV/Parquet")
     p.add_argument("--out", metavar="FILE", help="also write the comparison as CSV")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("optimize", parents=[common],
+                       help="MPCOA: optimal PM, CC, buffer size and throughput (docs/mpcoa.md)")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help="sweep and fit a scenario (not implemented yet)")
+    p.add_argument("--from-coefficients", metavar="FILE",
+                   help="fitted curves per (PM, CC) in TOML, e.g. data/mpcoa/srl-hu.toml")
+    p.add_argument("--delta", type=float, default=0.07, metavar="δ",
+                   help="throughput sacrificed for a smaller buffer (default 0.07)")
+    p.add_argument("--literal-eq11", action="store_true",
+                   help="the seed's Eq. 11 as printed: OBS = min over all (PM, CC) (contradicts its Table 5)")
+    p.set_defaults(func=cmd_optimize)
     return parser
 
 
