@@ -184,7 +184,9 @@ pub struct Bbr {
     beta: f64,
     rng: u64,
     /// The latest ACK's counters, for the RTO hook (Linux reads them from `tcp_sock`).
-    last_ack: Option<AckSample>,
+    /// (delivered, lost, delivered_at) at the latest ACK: what the RTO hook passes the
+    /// policer detector.
+    last_counts: Option<(u64, u64, SimTime)>,
 }
 
 impl Bbr {
@@ -235,7 +237,7 @@ impl Bbr {
             alpha_gain: Some(BBR_UNIT),
             beta: 1.0,
             rng: 0,
-            last_ack: None,
+            last_counts: None,
         }
     }
 
@@ -603,25 +605,29 @@ impl Bbr {
         if !self.coupled {
             return;
         }
-        let mine = self.bw();
-        let mut bws: Vec<f64> = Vec::with_capacity(coupling.subflows.len().max(1));
-        let mut me = 0;
+        // Eq. 1–2 over S without building a list (this runs on every ACK): the same sums,
+        // in the same order, as `coupled_beta_alpha`.
+        let mine = self.bw() as f64;
+        let (mut max, mut sum_sq) = (0.0f64, 0.0f64);
+        let mut add = |b: f64| {
+            max = max.max(b);
+            sum_sq += b * b;
+        };
         if coupling.subflows.is_empty() {
-            bws.push(mine as f64);
-        } else {
-            for (j, s) in coupling.subflows.iter().enumerate() {
-                if j == coupling.me {
-                    me = bws.len();
-                    bws.push(mine as f64);
-                } else if s.established && s.ca_state != CaState::Loss {
-                    // A sibling in Loss (after an RTO) delivers nothing and gets no ACKs,
-                    // so its filter would hold its last estimate for ever; it leaves the
-                    // set S until it recovers (the seed's S is the subflows in use).
-                    bws.push(s.vars[0] as f64);
-                }
+            add(mine);
+        }
+        for (j, s) in coupling.subflows.iter().enumerate() {
+            if j == coupling.me {
+                add(mine);
+            } else if s.established && s.ca_state != CaState::Loss {
+                // A sibling in Loss (after an RTO) delivers nothing and gets no ACKs,
+                // so its filter would hold its last estimate for ever; it leaves the
+                // set S until it recovers (the seed's S is the subflows in use).
+                add(s.vars[0] as f64);
             }
         }
-        let (beta, alpha) = coupled_beta_alpha(&bws, me);
+        let beta = if sum_sq <= 0.0 { 1.0 } else { mine * max / sum_sq };
+        let alpha = if sum_sq <= 0.0 { 1.0 } else { (4.0 * beta - 1.0) / 3.0 };
         self.beta = beta;
         self.alpha_gain = if alpha > 0.0 { Some(((alpha * BBR_UNIT as f64).round() as u64).max(1)) } else { None };
     }
@@ -728,7 +734,7 @@ impl CongestionControl for Bbr {
         }
         self.set_tso_segs_goal(st);
         self.set_cwnd(st, ack, bw);
-        self.last_ack = Some(*ack);
+        self.last_counts = Some((ack.delivered_total, ack.lost_total, ack.delivered_at));
     }
 
     /// BBR does not use ssthresh; it saves cwnd for after recovery (4.14 returns
@@ -745,8 +751,9 @@ impl CongestionControl for Bbr {
             self.round_start = true;
             // 4.14 feeds the policer detector a sample with one loss.
             if self.lt_bw_model {
-                if let Some(mut a) = self.last_ack {
-                    a.rs = super::RateSample { losses: 1, ..Default::default() };
+                if let Some((delivered_total, lost_total, delivered_at)) = self.last_counts {
+                    let rs = super::RateSample { losses: 1, ..Default::default() };
+                    let a = AckSample { delivered_total, lost_total, delivered_at, rs, ..AckSample::simple(delivered_at, 0, 0, 0, None) };
                     let st = *_st;
                     self.lt_bw_sampling(&st, &a);
                 }

@@ -91,6 +91,26 @@ pub struct Seg {
 
 impl Seg {
     pub fn sacked(&self) -> bool { self.flags & SACKED != 0 }
+
+    /// Linux `tcp_rate_skb_sent`: the delivery state the packet leaves with.
+    fn stamp_rate(&mut self, r: RateStamp) {
+        self.tx_delivered = r.delivered;
+        self.tx_delivered_at = r.delivered_at;
+        self.tx_first_tx_at = r.first_tx_at;
+        self.flags &= !(APP_LIMITED | RATE_DONE);
+        if r.app_limited {
+            self.flags |= APP_LIMITED;
+        }
+    }
+}
+
+/// The sender's delivery-rate state at a send (`Seg::stamp_rate`).
+#[derive(Clone, Copy)]
+struct RateStamp {
+    delivered: u64,
+    delivered_at: SimTime,
+    first_tx_at: SimTime,
+    app_limited: bool,
 }
 
 /// What one ACK did, for the connection and the metrics.
@@ -266,22 +286,8 @@ impl SubflowTx {
         }
     }
 
-    /// Linux `tcp_rate_skb_sent`: a send when nothing is in flight starts a new interval.
-    fn rate_on_send(&mut self, now: SimTime) {
-        if self.packets_out == 0 {
-            self.first_tx_at = now;
-            self.delivered_at = now;
-        }
-    }
-
-    fn rate_snapshot(&self, seg: &mut Seg) {
-        seg.tx_delivered = self.delivered;
-        seg.tx_delivered_at = self.delivered_at;
-        seg.tx_first_tx_at = self.first_tx_at;
-        seg.flags &= !(APP_LIMITED | RATE_DONE);
-        if self.app_limited != 0 {
-            seg.flags |= APP_LIMITED;
-        }
+    fn rate_stamp(&self) -> RateStamp {
+        RateStamp { delivered: self.delivered, delivered_at: self.delivered_at, first_tx_at: self.first_tx_at, app_limited: self.app_limited != 0 }
     }
 
     /// Linux `tcp_rate_check_app_limited`: the sender has nothing to send, cwnd room,
@@ -327,6 +333,10 @@ impl SubflowTx {
 
     fn before_send(&mut self, now: SimTime) {
         if self.packets_out == 0 {
+            // Linux `tcp_rate_skb_sent`: a send with nothing in flight starts a new
+            // delivery-rate interval.
+            self.first_tx_at = now;
+            self.delivered_at = now;
             // RFC 2861 restart after idle (Linux tcp_cwnd_restart) and CA_EVENT_TX_START.
             if self.cfg.slow_start_after_idle && now.saturating_sub(self.last_send) > self.rto && self.stats.segs_sent > 0 {
                 let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
@@ -359,10 +369,9 @@ impl SubflowTx {
     /// Send `len` new bytes mapped to data sequence `dsn`. Returns the subflow sequence.
     pub fn send_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
         self.before_send(now);
-        self.rate_on_send(now);
         let seq = self.snd_nxt;
         let mut seg = Seg { seq, len, dsn, sent_at: now, tx_delivered: 0, tx_delivered_at: now, tx_first_tx_at: now, flags: 0 };
-        self.rate_snapshot(&mut seg);
+        seg.stamp_rate(self.rate_stamp());
         self.segs.push_back(seg);
         self.snd_nxt = seq.wrapping_add(len);
         self.st.snd_nxt = self.snd_nxt;
@@ -375,12 +384,9 @@ impl SubflowTx {
     /// Retransmit segment `idx` (from `next_retransmit`). Returns (seq, len, dsn).
     pub fn retransmit(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
         self.before_send(now);
-        self.rate_on_send(now);
-        let mut snap = self.segs[idx];
-        self.rate_snapshot(&mut snap);
+        let stamp = self.rate_stamp();
         let s = &mut self.segs[idx];
-        (s.tx_delivered, s.tx_delivered_at, s.tx_first_tx_at) = (snap.tx_delivered, snap.tx_delivered_at, snap.tx_first_tx_at);
-        s.flags = (snap.flags & (APP_LIMITED | RATE_DONE)) | (s.flags & !(APP_LIMITED | RATE_DONE));
+        s.stamp_rate(stamp);
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         self.retrans_fifo.push_back(s.seq);
