@@ -374,24 +374,33 @@ impl Connection {
     /// changes (MPTCP connections only). A backup's status depends on the others, so a
     /// change of one subflow can move several.
     fn update_status(&mut self, now: SimTime, cause: usize, reason: &'static str) {
-        let active = |s: &Subflow| s.state == SubState::Established && !s.pf && !s.backup;
-        let any_active = self.subflows.iter().any(active);
-        for (i, s) in self.subflows.iter_mut().enumerate() {
-            let to = Self::status_of(s, any_active);
-            if to != s.status {
-                let why = if i == cause {
-                    reason
-                } else if to == SubflowStatus::Backup {
-                    "no_active_usable"
-                } else {
-                    "active_usable"
-                };
-                if self.cfg.mptcp {
-                    self.status_changes.push(StatusChange { at: now, subflow: i, path: s.path, from: s.status, to, reason: why });
-                }
-                s.status = to;
-            }
+        let any_active = self.any_active();
+        for i in 0..self.subflows.len() {
+            let to = Self::status_of(&self.subflows[i], any_active);
+            let why = if i == cause {
+                reason
+            } else if to == SubflowStatus::Backup {
+                "no_active_usable"
+            } else {
+                "active_usable"
+            };
+            self.set_status(now, i, to, why);
         }
+    }
+
+    /// Some subflow carries data as an active (non-backup, working) subflow.
+    fn any_active(&self) -> bool { self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && !s.backup) }
+
+    /// Record subflow `i`'s new status, logging a change (MPTCP connections only).
+    fn set_status(&mut self, now: SimTime, i: usize, to: SubflowStatus, reason: &'static str) {
+        let s = &mut self.subflows[i];
+        if to == s.status {
+            return;
+        }
+        if self.cfg.mptcp {
+            self.status_changes.push(StatusChange { at: now, subflow: i, path: s.path, from: s.status, to, reason });
+        }
+        s.status = to;
     }
 
     /// What the event log reports for `s`: its own status, or the scheduler's on top of
@@ -421,21 +430,14 @@ impl Connection {
                 s.sched_status = n.status;
             }
         }
-        let active = |s: &Subflow| s.state == SubState::Established && !s.pf && !s.backup;
-        let any_active = self.subflows.iter().any(active);
+        let any_active = self.any_active();
         for (k, n) in notes.iter().enumerate() {
             // Once per subflow, with the reason of its last note.
             if n.subflow >= self.subflows.len() || notes[k + 1..].iter().any(|m| m.subflow == n.subflow) {
                 continue;
             }
-            let s = &mut self.subflows[n.subflow];
-            let to = Self::status_of(s, any_active);
-            if to != s.status {
-                if self.cfg.mptcp {
-                    self.status_changes.push(StatusChange { at: now, subflow: n.subflow, path: s.path, from: s.status, to, reason: n.reason });
-                }
-                s.status = to;
-            }
+            let to = Self::status_of(&self.subflows[n.subflow], any_active);
+            self.set_status(now, n.subflow, to, n.reason);
         }
         notes.clear();
         self.notes = notes;
@@ -602,12 +604,7 @@ impl Connection {
             self.subflows[i].pf = false;
             self.update_status(now, i, "ack_received");
         }
-        let needs_coupling = self.subflows[i].tx.cc.needs_coupling();
-        if needs_coupling {
-            self.refresh_siblings();
-        }
-        let coupling = if needs_coupling { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
-        let res = self.subflows[i].tx.on_ack(now, pkt.ack, pkt.sack_blocks(), &coupling);
+        let res = self.with_coupling(i, |tx, c| tx.on_ack(now, pkt.ack, pkt.sack_blocks(), c));
         // The subflow keeps the window its own ACKs advertise (Linux
         // tcp_ack_update_window on the subflow: only an ACK that advances snd_una, or a
         // larger window, updates it).
@@ -618,6 +615,17 @@ impl Connection {
         }
         self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
         self.push(now, out);
+    }
+
+    /// Run `f` on subflow `i`'s sender with the `Coupling` view its controller needs
+    /// (the sibling snapshots are refreshed only for coupled controllers).
+    fn with_coupling<R>(&mut self, i: usize, f: impl FnOnce(&mut SubflowTx, &Coupling) -> R) -> R {
+        let needs = self.subflows[i].tx.cc.needs_coupling();
+        if needs {
+            self.refresh_siblings();
+        }
+        let coupling = if needs { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
+        f(&mut self.subflows[i].tx, &coupling)
     }
 
     fn refresh_siblings(&mut self) {
@@ -664,12 +672,7 @@ impl Connection {
                     }
                     SubState::Established => {
                         let due = s.tx.rto_deadline.is_some_and(|d| d <= now);
-                        let needs_coupling = due && s.tx.cc.needs_coupling();
-                        if needs_coupling {
-                            self.refresh_siblings();
-                        }
-                        let coupling = if needs_coupling { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
-                        if due && self.subflows[i].tx.on_rto(now, &coupling) {
+                        if due && self.with_coupling(i, |tx, c| tx.on_rto(now, c)) {
                             if self.cfg.mptcp {
                                 self.on_subflow_rto(now, i);
                             }
