@@ -321,6 +321,22 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import PAPERS, reproduce
+
+    if args.list or args.paper is None:
+        for name, (_, line) in PAPERS.items():
+            print(f"{name:12s} {line}")
+        return EXIT_OK if args.list else EXIT_BAD_INPUT
+    rep, where = reproduce(args.paper, quick=args.quick, reps=args.reps, workers=args.workers,
+                           out=args.out, report=not args.no_report)
+    print(rep.claims_markdown())
+    m = rep.meta
+    print(f"{m['runs']} runs, {m['simulated_s']:.0f} s simulated, {m['wall_s']:.0f} s wall"
+          f"{' (quick)' if args.quick else ''}; written to {where}", file=sys.stderr)
+    return EXIT_OK
+
+
 # -- entry point ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -390,6 +406,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--literal-eq11", action="store_true",
                    help="the seed's Eq. 11 as printed: OBS = min over all (PM, CC) (contradicts its Table 5)")
     p.set_defaults(func=cmd_optimize)
+
+    p = sub.add_parser("reproduce", parents=[common],
+                       help="run a paper's experiments and write its claims and report (docs/reproduce.md)")
+    p.add_argument("paper", nargs="?", metavar="PAPER", help="mpcoa, rbpm, streaming, lia-vs-tcp or coupled-bbr")
+    p.add_argument("--list", action="store_true", help="list the papers")
+    p.add_argument("--quick", action="store_true", help="shorter runs, fewer repetitions (CI)")
+    p.add_argument("--reps", type=int, metavar="N", help="repetitions per variant (seeds 1..N)")
+    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: repro/PAPER[-quick])")
+    p.add_argument("--no-report", action="store_true", help="write reproduction.json and claims.md only")
+    p.set_defaults(func=cmd_reproduce)
     return parser
 
 

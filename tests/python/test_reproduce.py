@@ -1,0 +1,76 @@
+"""`mptcplab reproduce PAPER --quick`: every paper runs the simulator and writes a report
+with at least three numbered claims (issue 5, must-pass 4)."""
+from __future__ import annotations
+
+import importlib
+import json
+import re
+
+import pytest
+
+from mptcplab.cli import main
+from mptcplab.errors import ScenarioError
+from mptcplab.reproduce import PAPERS, Claim, Figure, Reproduction, Table, reproduce
+from mptcplab.stats import diff_ci, mean_ci, spread, t95
+
+
+def _available(paper: str) -> bool:
+    try:
+        importlib.import_module(f"mptcplab.reproduce.{PAPERS[paper][0]}")
+        return True
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("paper", list(PAPERS))
+def test_quick_reproduction_writes_numbered_claims(paper, tmp_path):
+    if not _available(paper):
+        pytest.fail(f"reproduce {paper}: module missing")
+    rep, where = reproduce(paper, quick=True, workers=2, out=tmp_path / paper, report=False)
+    assert len(rep.claims) >= 3
+    assert [c.id for c in rep.claims] == [f"C{i}" for i in range(1, len(rep.claims) + 1)]
+    for c in rep.claims:
+        assert c.statement and c.paper and c.ours and isinstance(c.verdict, bool)
+    assert rep.meta["quick"] is True and rep.meta["runs"] > 0 and rep.meta["simulated_s"] > 0
+    assert rep.meta["experiments"] and all(e["runs"] > 0 and e["duration_s"] for e in rep.meta["experiments"])
+    assert rep.scenarios, "the scenario files as run are recorded"
+    loaded = Reproduction.load(where)
+    assert loaded.claims == rep.claims and loaded.meta["mptcplab_version"] == rep.meta["mptcplab_version"]
+    md = (where / "claims.md").read_text()
+    assert len(re.findall(r"^\| C\d+ \|", md, re.M)) == len(rep.claims)
+
+
+def test_reproduction_round_trip(tmp_path):
+    rep = Reproduction("x", "t", "s.txt", "sum", [Claim("C1", "a", "b", "c", True)],
+                       [Table("t", ["a"], [[1.5]])], [Figure("f", "cdf", {"series": [{"label": "a", "values": [1, 2]}]})],
+                       meta={"runs": 1})
+    rep.save(tmp_path)
+    back = Reproduction.load(tmp_path / "reproduction.json")
+    assert back == rep
+    with pytest.raises(ScenarioError) as e:
+        Figure("f", "pie", {})
+    assert e.value.field == "figure.kind"
+    (tmp_path / "reproduction.json").write_text(json.dumps({"kind": "sweep"}))
+    with pytest.raises(ScenarioError) as e:
+        Reproduction.load(tmp_path)
+    assert e.value.field == "kind"
+
+
+def test_stats():
+    m, h = mean_ci([1.0, 2.0, 3.0])
+    assert m == 2.0 and abs(h - 4.303 * 1.0 / 3 ** 0.5) < 1e-9
+    assert t95(1) == 12.706 and t95(35) == 2.042 and t95(1000) == 1.96
+    d, h = diff_ci([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])
+    assert abs(d + 1.0) < 1e-12 and 0 < h < 1.0
+    s = spread([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    assert (s["min"], s["max"], s["p10"], s["p90"], s["mean"]) == (1, 11, 2, 10, 6)
+
+
+def test_cli_errors(capsys):
+    assert main(["reproduce", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: paper: expected one of mpcoa, rbpm, streaming, lia-vs-tcp, coupled-bbr, got 'nope'"]
+    assert main(["reproduce", "rbpm", "--reps", "0"]) == 2
+    assert "reps" in capsys.readouterr().err
+    assert main(["reproduce", "--list"]) == 0
+    assert "coupled-bbr" in capsys.readouterr().out
