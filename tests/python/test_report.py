@@ -118,6 +118,18 @@ def test_every_string_from_the_input_is_escaped(rep_html):
     assert "A toy paper &lt;with&gt; markup &amp; ampersands" in rep_html
 
 
+def test_figure_text_cannot_break_out_of_the_inline_svg(tmp_path):
+    from mptcplab.reproduce import Figure
+
+    rep = sample_reproduction()
+    evil = "--><script>alert(1)</script><img src=x onerror=alert(2)>"
+    rep.figures = [Figure(evil, "bar", {"categories": [evil], "series": [{"label": evil, "values": [[1.0]]}]},
+                          xlabel=evil, ylabel=evil, note=evil)]
+    page = Page(write_report(rep, out=tmp_path / "r.html").read_text())
+    assert page.count("script") == 0 and page.count("img") == 0
+    assert page.count("svg") == 1
+
+
 def test_the_page_is_self_contained_without_scripts_or_external_urls(rep_html):
     assert not re.search(r"https?://", rep_html)
     assert not re.search(r"<(script|link|iframe|object|embed)\b", rep_html, re.I)
