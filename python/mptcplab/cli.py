@@ -334,6 +334,60 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     m = rep.meta
     print(f"{m['runs']} runs, {m['simulated_s']:.0f} s simulated, {m['wall_s']:.0f} s wall"
           f"{' (quick)' if args.quick else ''}; written to {where}", file=sys.stderr)
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plot
+    from .report import Run, Sweep, open_results
+
+    if args.out is not None:
+        plot.check_format(args.out)  # before any drawing
+    src = open_results(args.results)
+    base = Path(args.results)
+    base = base.parent if base.is_file() else base
+    if isinstance(src, Run):
+        kind = args.kind or "all"
+        if kind not in (*plot.RUN_KINDS, "all", "scatter"):
+            raise ScenarioError("--kind", f"for a run: expected one of {', '.join(plot.RUN_KINDS)}, all or scatter, "
+                                f"got {kind!r}")
+        if args.figure is not None or args.metric is not None:
+            raise ScenarioError("--figure" if args.figure is not None else "--metric",
+                                "only for a reproduction (--figure) or a sweep (--metric)")
+        if kind == "scatter":
+            figs = [("scatter", plot.throughput_delay(src.result, flow=args.flow))]
+        else:
+            figs = [(kind, plot.timeseries(src.result, kind=kind, flow=args.flow))]
+    elif isinstance(src, Sweep):
+        kind = args.kind or "bar"
+        if args.figure is not None:
+            raise ScenarioError("--figure", "only for a reproduction; a sweep has --kind bar|cdf|scatter")
+        figs = [(kind, plot.draw(src.figure(kind, metric=args.metric or "goodput_mbps", flow=args.flow)))]
+    else:
+        if args.kind is not None or args.metric is not None or args.flow is not None:
+            raise ScenarioError("--kind" if args.kind else "--metric" if args.metric else "--flow",
+                                "a reproduction's figures are fixed; choose one with --figure N")
+        if not src.figures:
+            raise ScenarioError("<results>", f"'{args.results}' has no figures")
+        numbers = [args.figure] if args.figure is not None else list(range(1, len(src.figures) + 1))
+        for n in numbers:
+            if not 1 <= n <= len(src.figures):
+                raise ScenarioError("--figure", f"expected 1 to {len(src.figures)}, got {n}")
+        figs = [(f"figure-{n}", plot.draw(src.figures[n - 1], field=f"figures[{n - 1}]")) for n in numbers]
+    for name, fig in figs:
+        if args.out is None:
+            out = base / f"{name}.png"
+        elif len(figs) > 1:
+            o = Path(args.out)
+            out = o.with_name(f"{o.stem}-{name.rsplit('-', 1)[-1]}{o.suffix}")
+        else:
+            out = Path(args.out)
+        print(f"wrote {plot.save(fig, out)}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    out = write_report(args.results, out=args.out, figure_format="png" if args.png else "svg")
+    print(f"wrote {out}")
     return EXIT_OK
 
 
@@ -417,6 +471,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default: repro/PAPER[-quick])")
     p.add_argument("--no-report", action="store_true", help="write reproduction.json and claims.md only")
     p.set_defaults(func=cmd_reproduce)
+    p = sub.add_parser("plot", parents=[common], help="plot a saved run, a sweep or a reproduction (docs/report.md)")
+    p.add_argument("results", metavar="RESULTS", help="run directory (run --out), sweep store or reproduction")
+    p.add_argument("--kind", metavar="KIND",
+                   help="run: throughput, cwnd, srtt, ooo, all (default) or scatter; sweep: bar (default), cdf "
+                        "or scatter")
+    p.add_argument("--flow", metavar="NAME", help="only this flow")
+    p.add_argument("--metric", metavar="COLUMN", help="sweep: summary column to plot (default goodput_mbps)")
+    p.add_argument("--figure", type=int, metavar="N", help="reproduction: only figure N (default: every figure)")
+    p.add_argument("--out", metavar="FILE", help="FILE.png, .svg or .pdf (default: RESULTS/KIND.png); with "
+                   "several figures, FILE-N.png")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("report", parents=[common], help="write a self-contained HTML report (docs/report.md)")
+    p.add_argument("results", metavar="RESULTS", help="run directory (run --out), sweep store or reproduction")
+    p.add_argument("--out", metavar="FILE", help="HTML file (default: RESULTS/report.html)")
+    p.add_argument("--png", action="store_true", help="embed figures as PNG instead of SVG")
+    p.set_defaults(func=cmd_report)
     return parser
 
 
