@@ -334,6 +334,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     m = rep.meta
     print(f"{m['runs']} runs, {m['simulated_s']:.0f} s simulated, {m['wall_s']:.0f} s wall"
           f"{' (quick)' if args.quick else ''}; written to {where}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
     from .report import Run, Sweep, open_results

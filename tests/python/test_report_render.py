@@ -204,3 +204,18 @@ def test_the_check_finds_a_broken_image_and_an_empty_svg(chromium, profile, rep_
         assert f"{fig}: not drawn" in found
         assert any(p.startswith(f"{fig}:") and "coloured pixels" in p for p in found)
     assert not any(p.startswith(("figure-3", "figure-4")) for p in found)
+
+
+def test_a_quick_reproduce_report_renders(chromium, profile, tmp_path):
+    """Issue 5, must-pass 4: a report written by `mptcplab reproduce X --quick` renders."""
+    from mptcplab.cli import main
+
+    out = tmp_path / "rbpm"
+    assert main(["reproduce", "rbpm", "--quick", "--workers", "2", "--out", str(out)]) == 0
+    page = out / "report.html"
+    probe, image, _ = render(chromium, profile, page, tmp_path)
+    from mptcplab.reproduce import Reproduction
+
+    rep = Reproduction.load(out)
+    assert problems(probe, image, n_figures=len(rep.figures)) == []
+    assert [m["text"] for m in probe["marks"]] == [c.mark for c in rep.claims]
