@@ -137,22 +137,24 @@ def flow_metrics(result: Result, flow: str) -> dict[str, float]:
     sub = sub[sub["flow"] == flow]
     sent_all = drops_all = retrans_all = 0.0
     for key, (_, s) in zip(_path_keys(sub), sub.iterrows()):
-        active = float(s["active_s"])
-        drops = float(s["drops_queue"] + s["drops_loss"] + s["drops_down"])
-        sent, retrans = float(s["segs_sent"]), float(s["segs_retrans"])
+        # Results saved before these columns existed give NaN, not an error.
+        g = lambda name: float(s.get(name, math.nan))  # noqa: E731
+        active = g("active_s")
+        drops = g("drops_queue") + g("drops_loss") + g("drops_down")
+        sent, retrans = g("segs_sent"), g("segs_retrans")
         sent_all += sent
         drops_all += drops
         retrans_all += retrans
         per_s = (lambda x: x / active) if active > 0 else (lambda x: math.nan)
         frac = (lambda x: x / sent) if sent > 0 else (lambda x: math.nan)
-        out[f"srtt_av_ms[{key}]"] = float(s.get("tau_av_ms", math.nan))
-        out[f"srtt_max_ms[{key}]"] = float(s.get("tau_max_ms", math.nan))
+        out[f"srtt_av_ms[{key}]"] = g("tau_av_ms")
+        out[f"srtt_max_ms[{key}]"] = g("tau_max_ms")
         out[f"drop_rate_segs_per_s[{key}]"] = per_s(drops)                      # Table 1's d_i
-        out[f"queue_drop_rate_segs_per_s[{key}]"] = per_s(float(s["drops_queue"]))
+        out[f"queue_drop_rate_segs_per_s[{key}]"] = per_s(g("drops_queue"))
         out[f"drop_fraction[{key}]"] = frac(drops)                               # Sec. IV.D
         out[f"retrans_rate_segs_per_s[{key}]"] = per_s(retrans)
         out[f"retrans_fraction[{key}]"] = frac(retrans)
-        out[f"throughput_mbps[{key}]"] = float(s["throughput_mbps"])
+        out[f"throughput_mbps[{key}]"] = g("throughput_mbps")
     out["drop_fraction"] = drops_all / sent_all if sent_all else math.nan
     out["retrans_fraction"] = retrans_all / sent_all if sent_all else math.nan
 

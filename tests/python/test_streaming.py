@@ -212,3 +212,18 @@ def test_a_bad_stream_in_a_file_is_one_line_on_stderr_and_exit_code_2(tmp_path):
     assert out.returncode == 2
     assert out.stderr.strip().startswith("error: connections[0].app.frame_rate:")
     assert "Traceback" not in out.stderr
+
+
+def test_metrics_of_a_result_saved_without_the_new_tables_are_nan_not_an_error(tmp_path, run):
+    run.save(tmp_path / "old")
+    for name in ("delay_samples", "frames"):
+        (tmp_path / "old" / f"{name}.parquet").unlink()
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "old" / "subflow_summary.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.drop(["segs_sent", "segs_retrans", "drops_queue", "drops_loss", "drops_down", "active_s",
+                               "tau_av_ms", "tau_max_ms"]), path)
+    m = Result.load(tmp_path / "old").metrics()
+    assert m["goodput_mbps"] == pytest.approx(run.metrics()["goodput_mbps"])
+    assert m["samples"] == 0 and math.isnan(m["upsilon_av_ms"]) and math.isnan(m["drop_rate_segs_per_s[p0]"])
