@@ -207,7 +207,7 @@ pub const REGISTRY: &[AppInfo] = &[
     AppInfo { name: "bulk", description: "Bulk transfer: writes as fast as the send buffer allows, unbounded or `size` bytes" },
     AppInfo {
         name: "stream",
-        description: "Streaming: one frame of bitrate/frame_rate bytes every 1/frame_rate s (default 4.5 Mbit/s, 30 frame/s) from establishment, for `duration` or the whole run; frames that do not fit in the send buffer wait in order; per-frame lateness and per-segment delay samples (docs/streaming.md)",
+        description: "Streaming: one frame of bitrate/frame_rate bits every 1/frame_rate s (default 4.5 Mbit/s, 30 frame/s) from establishment, for `duration` or the whole run; frames that do not fit in the send buffer wait in order; per-frame lateness and per-segment delay samples (docs/streaming.md)",
     },
 ];
 
