@@ -346,8 +346,23 @@ impl Simulator {
             e.to.push(ch.to.as_str());
             e.reason.push(ch.reason);
         }
+        // Bulk runs collect none: skip the drain.
+        if self.conns[c].has_delay_samples() {
+            self.collect_delay_samples(c);
+        }
+        self.timer_reqs.clear();
+        let mut reqs = std::mem::take(&mut self.timer_reqs);
+        self.conns[c].poll_timers(&mut reqs);
+        for &(at, sub, kind) in reqs.iter() {
+            self.events.schedule(at.max(self.now), Event::Timer { conn: c as u32, sub, kind });
+        }
+        self.timer_reqs = reqs;
+    }
+
+    /// Move connection `c`'s delay samples into the metrics columns.
+    fn collect_delay_samples(&mut self, c: usize) {
+        let m = &mut self.metrics.delay;
         for d in self.conns[c].poll_delay_samples() {
-            let m = &mut self.metrics.delay;
             m.time_s.push(d.at.secs_f64());
             m.conn.push(c as u32);
             m.dsn.push(d.dsn);
@@ -362,13 +377,6 @@ impl Simulator {
             m.zeta_ms.push(d.model.zeta.ms_f64());
             m.zeta_measured_ms.push(d.measured().saturating_sub(d.model.tau_max).ms_f64());
         }
-        self.timer_reqs.clear();
-        let mut reqs = std::mem::take(&mut self.timer_reqs);
-        self.conns[c].poll_timers(&mut reqs);
-        for &(at, sub, kind) in reqs.iter() {
-            self.events.schedule(at.max(self.now), Event::Timer { conn: c as u32, sub, kind });
-        }
-        self.timer_reqs = reqs;
     }
 
     fn trace_tx(&mut self, p: &Packet) {

@@ -132,6 +132,7 @@ pub enum App {
 impl App {
     /// Bytes the application writes at `now`, given `written` so far and `space` free
     /// bytes in the send buffer.
+    #[inline]
     pub fn poll_write(&mut self, _now: SimTime, written: u64, space: u64) -> u64 {
         match self {
             App::Bulk(b) => b.total.map_or(space, |t| t.saturating_sub(written).min(space)),
@@ -141,6 +142,7 @@ impl App {
 
     /// The application still has data to write (used for Linux's SOCK_NOSPACE: blocked on
     /// a full send buffer). A stream wants more while frames wait in its queue.
+    #[inline]
     pub fn wants_more(&self, written: u64) -> bool {
         match self {
             App::Bulk(b) => b.total.map_or(true, |t| written < t),
@@ -149,6 +151,7 @@ impl App {
     }
 
     /// Bytes the application will write in all, if it is bounded.
+    #[inline]
     pub fn total(&self) -> Option<u64> {
         match self {
             App::Bulk(b) => b.total,
@@ -167,6 +170,7 @@ impl App {
     }
 
     /// When the application wants `handle_timeout` (a stream's next frame).
+    #[inline]
     pub fn poll_timeout(&self) -> Option<SimTime> {
         match self {
             App::Bulk(_) => None,

@@ -260,6 +260,8 @@ pub struct Connection {
     /// Executed scheduler actions not yet collected by the engine (`poll_sched_trace`).
     sched_trace: Vec<SchedRecord>,
     advertised_edge: u64,
+    /// The application has a timer (a stream); checked first on the hot path.
+    app_timer: bool,
     /// The application's timer event, when one is scheduled.
     app_event_at: Option<SimTime>,
     /// Delay samples not yet collected by the engine (`poll_delay_samples`).
@@ -323,6 +325,7 @@ impl Connection {
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
         let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge());
+        let app_timer = matches!(cfg.app, App::Stream(_));
         Ok(Connection {
             id,
             app: cfg.app.clone(),
@@ -351,6 +354,7 @@ impl Connection {
             notes: Vec::new(),
             trace_sched: false,
             sched_trace: Vec::new(),
+            app_timer,
             app_event_at: None,
             delay_out: Vec::new(),
         })
@@ -818,7 +822,12 @@ impl Connection {
     /// Delay samples since the last call, oldest first.
     pub fn poll_delay_samples(&mut self) -> std::vec::Drain<'_, DelaySample> { self.delay_out.drain(..) }
 
+    /// Delay samples wait to be collected.
+    #[inline]
+    pub fn has_delay_samples(&self) -> bool { !self.delay_out.is_empty() }
+
     /// Tell the application how far its data has come (a stream logs its frames).
+    #[inline]
     fn note_app_progress(&mut self, now: SimTime) {
         self.app.note_progress(now, self.snd.written, self.snd.dsn_nxt, self.snd.data_una, self.rcv.read_total);
     }
@@ -865,6 +874,7 @@ impl Connection {
     }
 
     /// Deadlines the engine must have events for.
+    #[inline]
     pub fn poll_timers(&mut self, reqs: &mut Vec<TimerRequest>) {
         for (i, s) in self.subflows.iter_mut().enumerate() {
             let rto = match s.state {
@@ -891,10 +901,13 @@ impl Connection {
                 }
             }
         }
-        if let Some(d) = self.app.poll_timeout() {
-            if self.app_event_at.map_or(true, |e| e > d) {
-                self.app_event_at = Some(d);
-                reqs.push((d, 0, TimerKind::App));
+        // Only a stream has an application timer.
+        if self.app_timer {
+            if let Some(d) = self.app.poll_timeout() {
+                if self.app_event_at.map_or(true, |e| e > d) {
+                    self.app_event_at = Some(d);
+                    reqs.push((d, 0, TimerKind::App));
+                }
             }
         }
     }
