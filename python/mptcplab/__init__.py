@@ -10,7 +10,7 @@ Schedulers and path managers written in Python: `mptcplab.plugins` (docs/plugins
 """
 from __future__ import annotations
 
-from . import _core, plugins
+from . import _core, plugins, stats
 from .api import simulate
 from .errors import PluginError, ScenarioError, SimulationInterrupted
 from .result import Result, Timeseries
@@ -31,6 +31,7 @@ __all__ = [
     "plugins",
     "schema",
     "simulate",
+    "stats",
 ]
 
 

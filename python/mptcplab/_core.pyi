@@ -128,5 +128,6 @@ def simulate(
     raises PluginError when one fails. `progress(sim_time_s, end_s)` is called about
     every 0.25 wall seconds. Returns plain columns:
       {"meta": {...}, "summary": {col: list}, "subflow_summary": {...},
-       "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...}}
+       "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...},
+       "delay_samples": {...}, "frames": {...}}
     """

@@ -140,7 +140,36 @@ def format_summary(result: Any) -> str:
         sub_rows,
         right={2, 3, 4, 5, 6},
     )
-    return f"{head}\n\n{flow_table}\n\n{sub_table}" if sub_rows else f"{head}\n\n{flow_table}"
+    out = f"{head}\n\n{flow_table}\n\n{sub_table}" if sub_rows else f"{head}\n\n{flow_table}"
+    delay = _delay_table(result)
+    return f"{out}\n\n{delay}" if delay else out
+
+
+def _delay_table(result: Any) -> str:
+    """Per flow with delay samples (streams, `run.delay_samples`): seed 002's protocol
+    delay and HoL degree, model (Eq. 2, 7) and measured, and the frames DATA_ACKed."""
+    cols = result.columns("delay_samples") or {}
+    if not cols.get("flow"):
+        return ""
+    frames = result.columns("frames") or {}
+    rows = []
+    for flow in dict.fromkeys(cols["flow"]):
+        idx = [i for i, f in enumerate(cols["flow"]) if f == flow]
+
+        def av_max(name: str) -> str:
+            v = [cols[name][i] for i in idx]
+            return f"{sum(v) / len(v):.1f} / {max(v):.1f}"
+
+        fr = [i for i, f in enumerate(frames.get("flow", [])) if f == flow]
+        acked = sum(1 for i in fr if _num(frames["acked_s"][i]) is not None)
+        rows.append([str(flow), fmt_count(len(idx)), av_max("t_over_ms"), av_max("zeta_ms"), av_max("delay_ms"),
+                     av_max("zeta_measured_ms"), f"{acked}/{len(fr)}" if fr else "-"])
+    return render_table(
+        ["flow", "samples", "υ av/max ms (Eq. 2)", "ζ av/max ms", "measured av/max ms", "ζ measured av/max ms",
+         "frames acked"],
+        rows,
+        right={1, 2, 3, 4, 5, 6},
+    )
 
 
 # -- progress -------------------------------------------------------------------------------

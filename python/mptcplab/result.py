@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES"]
 
 TIMESERIES_TABLES = ("subflows", "connections", "links")
-TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events")
+TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events", "delay_samples", "frames")
 FORMAT_VERSION = 1  # layout of a saved result directory
 
 
@@ -169,6 +169,68 @@ class Result:
     @property
     def timeseries(self) -> Timeseries:
         return Timeseries(self)
+
+    @property
+    def delay(self) -> pd.DataFrame:
+        """One row per data segment at its DATA_ACK (seed 002 Sec. IV: a sample k), for
+        streaming connections and runs with `run.delay_samples = true`: time_s (the
+        DATA_ACK instant), flow, dsn, len, taken_s (the MPTCP level took it from the send
+        buffer), subflow (whose copy arrived first), delay_ms (measured: taken ->
+        DATA_ACK), theta_ms (θ of that subflow), tau_ms (its SRTT), tau_max_ms
+        (max_i τ_i), t_over_ms (Eq. 2: max_i τ_i + θ_i), zeta_ms (Eq. 7/8) and
+        zeta_measured_ms (Eq. 7 with the measured delay). docs/streaming.md."""
+        return self.table("delay_samples")
+
+    @property
+    def frames(self) -> pd.DataFrame:
+        """One row per frame of a streaming application: flow, frame, size_bytes,
+        scheduled_s (generated), enqueued_s (its last byte entered the send buffer),
+        taken_s (taken by the MPTCP level), acked_s (DATA_ACKed), delivered_s (read by
+        the receiving application), NaN when not reached; and the lateness of its last
+        byte relative to scheduled_s: wait_ms (in the application queue), send_ms,
+        ack_ms, delivery_ms."""
+        frame = self.table("frames")
+        if "ack_ms" not in frame.columns and "scheduled_s" in frame.columns:
+            frame = frame.assign(
+                wait_ms=(frame["enqueued_s"] - frame["scheduled_s"]) * 1e3,
+                send_ms=(frame["taken_s"] - frame["scheduled_s"]) * 1e3,
+                ack_ms=(frame["acked_s"] - frame["scheduled_s"]) * 1e3,
+                delivery_ms=(frame["delivered_s"] - frame["scheduled_s"]) * 1e3,
+            )
+            self._frames["frames"] = frame
+        return frame
+
+    def metrics(self, flow: str | None = None) -> dict[str, float]:
+        """Per-run scalars of one flow (default: the first MPTCP connection), reference
+        `metrics.md` §6.1–6.6 and seed 002 Sec. IV (formulas in `mptcplab.metrics`):
+        goodput_mbps (whole run); throughput_mean/max_mbps and goodput_mean/max_mbps (over
+        the sampling intervals; throughput = payload sent, retransmissions included);
+        samples (K), upsilon_av/max_ms and zeta_av/max_ms (model, Eq. 2–9), delay_av/
+        max_ms and zeta_measured_av/max_ms (measured directly); per path `[name]`:
+        srtt_av/max_ms (τ_i over the samples), drop_rate_segs_per_s (network drops,
+        Table 1's d_i), queue_drop_rate_segs_per_s, drop_fraction, retrans_rate_segs_
+        per_s, retrans_fraction, throughput_mbps; drop_fraction and retrans_fraction of
+        the flow; capacity_mbps and utilisation (goodput / Σ bottleneck rates); frames,
+        frames_acked and frame_{wait,send,ack,delivery}_{av,max}_ms for a stream;
+        jain_index over every flow's goodput when there are several. Average over runs
+        with `mptcplab.stats.over_runs`."""
+        from .metrics import flow_metrics
+
+        if flow is None:
+            summ = self.summary
+            mp = summ[summ["kind"] == "mptcp"] if "kind" in summ.columns else summ
+            pick = mp if len(mp) else summ
+            if pick.empty:
+                raise ScenarioError("<flow>", "the result has no flows")
+            flow = str(pick["flow"].iloc[0])
+        return flow_metrics(self, flow)
+
+    def fairness(self) -> float:
+        """Jain's index over the goodputs of every flow of the run (reference §6.6; an
+        MPTCP connection counts as one flow)."""
+        from .metrics import jain_index
+
+        return jain_index(self.summary["goodput_mbps"])
 
     @property
     def seed(self) -> Any:

@@ -58,8 +58,8 @@ def test_reproduction_round_trip(tmp_path):
 
 def test_stats():
     m, h = mean_ci([1.0, 2.0, 3.0])
-    assert m == 2.0 and abs(h - 4.303 * 1.0 / 3 ** 0.5) < 1e-9
-    assert t95(1) == 12.706 and t95(35) == 2.042 and t95(1000) == 1.96
+    assert m == 2.0 and abs(h - 4.303 * 1.0 / 3 ** 0.5) < 1e-3
+    assert abs(t95(1) - 12.706) < 1e-3 and abs(t95(35) - 2.030) < 1e-3 and abs(t95(1000) - 1.962) < 1e-3
     d, h = diff_ci([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])
     assert abs(d + 1.0) < 1e-12 and 0 < h < 1.0
     s = spread([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])

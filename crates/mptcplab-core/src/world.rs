@@ -1,7 +1,7 @@
 //! The simulator: one owned value with `now`, the event queue, the links and the
 //! connections (smoltcp `netsim`, htsim routes). `step`, `run_until` and `run`.
 
-use crate::metrics::{CcSnapshot, Metrics};
+use crate::metrics::{CcSnapshot, FrameTable, Metrics};
 use crate::mptcp::conn::{Connection, SubState, TimerRequest};
 use crate::mptcp::scheduler::MinRttOptions;
 use crate::mptcp::pm;
@@ -56,6 +56,19 @@ pub struct SubflowSummary {
     pub sched_reinjected_segs: u64,
     pub sched_copied_segs: u64,
     pub sched_penalised: u64,
+    /// Data segments sent (retransmissions included) and retransmitted.
+    pub segs_sent: u64,
+    pub segs_retrans: u64,
+    /// Its data packets dropped in the network: DropTail overflow, random loss, link down.
+    pub drops_queue: u64,
+    pub drops_loss: u64,
+    pub drops_down: u64,
+    /// Seconds from its establishment to the end of the run (0 if never established).
+    pub active_s: f64,
+    /// Mean and max of its SRTT over the connection's delay samples (τ_i of seed 002;
+    /// NaN without samples).
+    pub tau_av_ms: f64,
+    pub tau_max_ms: f64,
 }
 
 pub struct Simulator {
@@ -287,7 +300,16 @@ impl Simulator {
                     self.events.schedule(arrive, Event::LinkArrive { link: hop, epoch });
                 }
             }
-            _ => {
+            drop => {
+                if pkt.kind == PacketKind::Data {
+                    if let Some(s) = self.conns[pkt.conn as usize].subflows.get_mut(pkt.sub as usize) {
+                        match drop {
+                            Offer::DroppedQueue => s.drops.queue += 1,
+                            Offer::DroppedLoss => s.drops.loss += 1,
+                            _ => s.drops.down += 1,
+                        }
+                    }
+                }
                 if self.traced[pkt.conn as usize] {
                     let m = &mut self.metrics.trace;
                     m.push(now.ns(), pkt.conn, pkt.sub as u32, "drop", pkt.seq, pkt.len, pkt.dsn, pkt.ack, CcSnapshot::NONE, hop);
@@ -324,6 +346,10 @@ impl Simulator {
             e.to.push(ch.to.as_str());
             e.reason.push(ch.reason);
         }
+        // Bulk runs collect none: skip the drain.
+        if self.conns[c].has_delay_samples() {
+            self.collect_delay_samples(c);
+        }
         self.timer_reqs.clear();
         let mut reqs = std::mem::take(&mut self.timer_reqs);
         self.conns[c].poll_timers(&mut reqs);
@@ -331,6 +357,26 @@ impl Simulator {
             self.events.schedule(at.max(self.now), Event::Timer { conn: c as u32, sub, kind });
         }
         self.timer_reqs = reqs;
+    }
+
+    /// Move connection `c`'s delay samples into the metrics columns.
+    fn collect_delay_samples(&mut self, c: usize) {
+        let m = &mut self.metrics.delay;
+        for d in self.conns[c].poll_delay_samples() {
+            m.time_s.push(d.at.secs_f64());
+            m.conn.push(c as u32);
+            m.dsn.push(d.dsn);
+            m.len.push(d.len);
+            m.taken_s.push(d.taken_at.secs_f64());
+            m.subflow.push(d.via.map_or(-1, |v| v as i32));
+            m.delay_ms.push(d.measured().ms_f64());
+            m.theta_ms.push(d.theta.ms_f64());
+            m.tau_ms.push(d.tau_via.ms_f64());
+            m.tau_max_ms.push(d.model.tau_max.ms_f64());
+            m.t_over_ms.push(d.model.t_over.ms_f64());
+            m.zeta_ms.push(d.model.zeta.ms_f64());
+            m.zeta_measured_ms.push(d.measured().saturating_sub(d.model.tau_max).ms_f64());
+        }
     }
 
     fn trace_tx(&mut self, p: &Packet) {
@@ -483,10 +529,37 @@ impl Simulator {
                     sched_reinjected_segs: s.sched.reinjected_segs,
                     sched_copied_segs: s.sched.copied_segs,
                     sched_penalised: s.sched.penalised,
+                    segs_sent: st.segs_sent,
+                    segs_retrans: st.segs_retrans,
+                    drops_queue: s.drops.queue,
+                    drops_loss: s.drops.loss,
+                    drops_down: s.drops.down,
+                    active_s: s.established_at.map_or(0.0, |t| (secs - t.secs_f64()).max(0.0)),
+                    tau_av_ms: if s.tau.samples > 0 { s.tau.sum_ms / s.tau.samples as f64 } else { f64::NAN },
+                    tau_max_ms: if s.tau.samples > 0 { s.tau.max.ms_f64() } else { f64::NAN },
                 });
             }
         }
         out
+    }
+
+    /// Every frame of every streaming application, as columns.
+    pub fn frames(&self) -> FrameTable {
+        let mut t = FrameTable::default();
+        let s = |x: Option<SimTime>| x.map_or(f64::NAN, |v| v.secs_f64());
+        for (ci, c) in self.conns.iter().enumerate() {
+            for (k, f) in c.app.frames().iter().enumerate() {
+                t.conn.push(ci as u32);
+                t.frame.push(k as u64);
+                t.size_bytes.push(f.size);
+                t.scheduled_s.push(f.scheduled.secs_f64());
+                t.enqueued_s.push(s(f.enqueued));
+                t.taken_s.push(s(f.taken));
+                t.acked_s.push(s(f.acked));
+                t.delivered_s.push(s(f.delivered));
+            }
+        }
+        t
     }
 
     /// Invariants checked by the property tests (and available to users for debugging).

@@ -177,3 +177,36 @@ fn normalisation_writes_out_defaults_and_expands_hosts_without_changing_the_run(
     };
     assert_eq!(run(&sc), run(&again));
 }
+
+#[test]
+fn bad_streaming_apps_name_the_field_and_never_panic() {
+    let with_app = |app: Value| {
+        let mut v = base();
+        v["connections"][0]["app"] = app;
+        v
+    };
+    check(with_app(json!({"kind": "stream"}))).unwrap();
+    check(with_app(json!({"kind": "stream", "bitrate": "2 Mbit/s", "frame_rate": 25, "duration": "5 s"}))).unwrap();
+    expect(with_app(json!({"kind": "stream", "bitrate": 4500000})), "connections[0].app.bitrate", "no unit");
+    expect(with_app(json!({"kind": "stream", "bitrate": "4.5 MB/s"})), "connections[0].app.bitrate", "bits per second");
+    expect(with_app(json!({"kind": "stream", "bitrate": "0 Mbit/s"})), "connections[0].app.bitrate", "> 0");
+    expect(with_app(json!({"kind": "stream", "frame_rate": 0})), "connections[0].app.frame_rate", "(0, 10000]");
+    expect(with_app(json!({"kind": "stream", "frame_rate": -30.0})), "connections[0].app.frame_rate", "(0, 10000]");
+    expect(with_app(json!({"kind": "stream", "frame_rate": 1e9})), "connections[0].app.frame_rate", "(0, 10000]");
+    expect(with_app(json!({"kind": "stream", "frame_rate": "30"})), "connections[0].app.frame_rate", "invalid type");
+    expect(with_app(json!({"kind": "stream", "bitrate": "100 bit/s", "frame_rate": 30})), "connections[0].app.bitrate", "less than 1 B");
+    expect(with_app(json!({"kind": "stream", "duration": "0 s"})), "connections[0].app.duration", "> 0");
+    expect(with_app(json!({"kind": "stream", "size": "10 MB"})), "connections[0].app.size", "unknown field");
+    expect(with_app(json!({"kind": "streem"})), "connections[0].app.kind", "unknown variant");
+    expect(with_app(json!({"bitrate": "1 Mbit/s"})), "connections[0].app", "missing field `kind`");
+    expect(with_app(json!("stream")), "connections[0].app", "application table");
+    // The bulk app's field keeps its path too (the derived tagged enum lost it).
+    expect(with_app(json!({"kind": "bulk", "size": 100})), "connections[0].app.size", "no unit");
+    expect(with_app(json!({"kind": "bulk", "bitrate": "1 Mbit/s"})), "connections[0].app.bitrate", "unknown field");
+    let mut v = base();
+    v["flows"] = json!([{"name": "bg", "path": "pa", "app": {"kind": "stream", "frame_rate": 0}}]);
+    expect(v, "flows[0].app.frame_rate", "(0, 10000]");
+    let mut v = base();
+    v["run"] = json!({"delay_samples": "yes"});
+    expect(v, "run.delay_samples", "invalid type");
+}

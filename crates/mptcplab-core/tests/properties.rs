@@ -27,10 +27,10 @@ struct Case {
 
 fn pick<'a, T>(r: &mut Rng, xs: &'a [T]) -> &'a T { &xs[r.below(xs.len() as u64) as usize] }
 
-/// `r` draws the network and traffic; `rs` the schedulers and `pm` the path managers
-/// and backup flags, each on its own stream so that adding a dimension leaves the other
-/// draws of every case as they were.
-fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng) -> Case {
+/// `r` draws the network and traffic; `rs` the schedulers, `pm` the path managers and
+/// backup flags, and `ra` the streaming apps and delay samples, each on its own stream so
+/// that adding a dimension leaves the other draws of every case as they were.
+fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng, ra: &mut Rng) -> Case {
     let mut features = vec![];
     let duration_s = 4 + r.below(9); // 4..12 s
     let n_links = 1 + r.below(4) as usize;
@@ -151,6 +151,16 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng) -> Case {
             conn["read_rate"] = json!("2 Mbit/s");
             features.push("slow reader");
         }
+        if ra.chance(0.25) {
+            let mut app = json!({"kind": "stream", "bitrate": format!("{} kbit/s", 200 + ra.below(20_000)),
+                                 "frame_rate": *pick(ra, &[10.0, 24.0, 29.97, 30.0, 60.0])});
+            if ra.chance(0.3) {
+                app["duration"] = json!(format!("{} ms", 1 + ra.below(5000)));
+                features.push("bounded stream");
+            }
+            conn["app"] = app;
+            features.push("stream");
+        }
         if r.chance(0.2) {
             conn["start"] = json!(format!("{} ms", r.below(2000)));
         }
@@ -172,6 +182,10 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng) -> Case {
         "connections": conns,
         "flows": flows,
     });
+    if ra.chance(0.2) {
+        sc["run"]["delay_samples"] = json!(true);
+        features.push("delay samples");
+    }
     if r.chance(0.3) {
         sc["tcp"] = json!({"recovery": "newreno"});
         features.push("newreno recovery");
@@ -272,11 +286,12 @@ fn invariants_hold_on_250_random_scenarios() {
     let mut r = Rng::stream(2026, "property-test-generator");
     let mut rs = Rng::stream(2026, "property-test-schedulers");
     let mut r_pm = Rng::stream(2026, "property-test-generator/path-managers");
+    let mut r_app = Rng::stream(2026, "property-test-generator/apps");
     let mut coverage: BTreeMap<&str, u32> = BTreeMap::new();
     let cases = 250;
     let mut total_events = 0u64;
     for case_no in 0..cases {
-        let case = gen_case(&mut r, &mut rs, &mut r_pm);
+        let case = gen_case(&mut r, &mut rs, &mut r_pm, &mut r_app);
         for f in &case.features {
             *coverage.entry(f).or_default() += 1;
         }
@@ -304,6 +319,41 @@ fn invariants_hold_on_250_random_scenarios() {
             if !case.may_starve[i] {
                 assert!(row.bytes_delivered > 0, "case {case_no}: {} delivered nothing\n{text}", row.name);
             }
+            // A stream's frames pass their stages in order, one after the other.
+            let frames = c.app.frames();
+            for (k, f) in frames.iter().enumerate() {
+                let stages = [Some(f.scheduled), f.enqueued, f.taken, f.acked];
+                for w in stages.windows(2) {
+                    if let (Some(a), Some(b)) = (w[0], w[1]) {
+                        assert!(a <= b, "case {case_no}: {} frame {k} passes its stages out of order: {f:?}", row.name);
+                    }
+                    assert!(w[0].is_some() || w[1].is_none(), "case {case_no}: {} frame {k} skipped a stage: {f:?}", row.name);
+                }
+                assert!(f.delivered.is_none() || f.taken.is_some_and(|t| Some(t) <= f.delivered), "case {case_no}: frame {k} delivered before it was sent");
+                if k > 0 {
+                    let prev = &frames[k - 1];
+                    assert!(f.end > prev.end && f.scheduled > prev.scheduled, "case {case_no}: frame {k} does not follow frame {}", k - 1);
+                    if let Some(a) = f.acked {
+                        assert!(prev.acked.is_some_and(|p| p <= a), "case {case_no}: frame {k} acknowledged before frame {}", k - 1);
+                    }
+                }
+            }
+        }
+        // Delay samples: each DATA_ACKed segment once, in data-sequence order.
+        let d = &sim.metrics.delay;
+        for (i, c) in sim.conns.iter().enumerate() {
+            let idx: Vec<usize> = (0..d.len()).filter(|&k| d.conn[k] == i as u32).collect();
+            if !c.cfg.delay_samples {
+                assert!(idx.is_empty(), "case {case_no}: samples of a connection that does not collect them");
+                continue;
+            }
+            let mut next = 0u64;
+            for &k in &idx {
+                assert_eq!(d.dsn[k], next, "case {case_no}: conn {i} sample {k} leaves a gap or repeats\n{text}");
+                next += d.len[k] as u64;
+                assert!(d.t_over_ms[k] >= d.tau_max_ms[k] && d.zeta_ms[k] >= 0.0 && d.delay_ms[k] >= 0.0);
+            }
+            assert_eq!(next, c.snd.data_una, "case {case_no}: conn {i} samples do not cover the DATA_ACKed bytes\n{text}");
         }
     }
     println!("property test: {cases} scenarios, {total_events} events checked; coverage:");
@@ -314,7 +364,7 @@ fn invariants_hold_on_250_random_scenarios() {
         assert!(coverage.get(sched.name).copied().unwrap_or(0) >= 5, "coverage of scheduler {:?} too low: {coverage:?}", sched.name);
     }
     let pms = mptcplab_core::mptcp::pm::REGISTRY.iter().map(|p| p.name);
-    for must in ["link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path", "path-manager path subset"].into_iter().chain(pms) {
+    for must in ["stream", "bounded stream", "delay samples", "link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path", "path-manager path subset"].into_iter().chain(pms) {
         assert!(coverage.get(must).copied().unwrap_or(0) >= 5, "coverage of {must:?} too low: {coverage:?}");
     }
 }

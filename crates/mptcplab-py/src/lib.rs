@@ -247,6 +247,14 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     d.set_item("sched_reinjected_segs", ss.iter().map(|r| r.sched_reinjected_segs).collect::<Vec<_>>())?;
     d.set_item("sched_copied_segs", ss.iter().map(|r| r.sched_copied_segs).collect::<Vec<_>>())?;
     d.set_item("sched_penalised", ss.iter().map(|r| r.sched_penalised).collect::<Vec<_>>())?;
+    d.set_item("segs_sent", ss.iter().map(|r| r.segs_sent).collect::<Vec<_>>())?;
+    d.set_item("segs_retrans", ss.iter().map(|r| r.segs_retrans).collect::<Vec<_>>())?;
+    d.set_item("drops_queue", ss.iter().map(|r| r.drops_queue).collect::<Vec<_>>())?;
+    d.set_item("drops_loss", ss.iter().map(|r| r.drops_loss).collect::<Vec<_>>())?;
+    d.set_item("drops_down", ss.iter().map(|r| r.drops_down).collect::<Vec<_>>())?;
+    d.set_item("active_s", ss.iter().map(|r| r.active_s).collect::<Vec<_>>())?;
+    d.set_item("tau_av_ms", ss.iter().map(|r| r.tau_av_ms).collect::<Vec<_>>())?;
+    d.set_item("tau_max_ms", ss.iter().map(|r| r.tau_max_ms).collect::<Vec<_>>())?;
     out.set_item("subflow_summary", d)?;
 
     let m = &sim.metrics;
@@ -300,6 +308,35 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     d.set_item("to", &e.to)?;
     d.set_item("reason", &e.reason)?;
     out.set_item("subflow_events", d)?;
+
+    let x = &m.delay;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &x.time_s)?;
+    d.set_item("flow", x.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("dsn", &x.dsn)?;
+    d.set_item("len", &x.len)?;
+    d.set_item("taken_s", &x.taken_s)?;
+    d.set_item("subflow", &x.subflow)?;
+    d.set_item("delay_ms", &x.delay_ms)?;
+    d.set_item("theta_ms", &x.theta_ms)?;
+    d.set_item("tau_ms", &x.tau_ms)?;
+    d.set_item("tau_max_ms", &x.tau_max_ms)?;
+    d.set_item("t_over_ms", &x.t_over_ms)?;
+    d.set_item("zeta_ms", &x.zeta_ms)?;
+    d.set_item("zeta_measured_ms", &x.zeta_measured_ms)?;
+    out.set_item("delay_samples", d)?;
+
+    let f = sim.frames();
+    let d = PyDict::new(py);
+    d.set_item("flow", f.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("frame", &f.frame)?;
+    d.set_item("size_bytes", &f.size_bytes)?;
+    d.set_item("scheduled_s", &f.scheduled_s)?;
+    d.set_item("enqueued_s", &f.enqueued_s)?;
+    d.set_item("taken_s", &f.taken_s)?;
+    d.set_item("acked_s", &f.acked_s)?;
+    d.set_item("delivered_s", &f.delivered_s)?;
+    out.set_item("frames", d)?;
     Ok(out)
 }
 

@@ -1,5 +1,7 @@
 //! Metrics leave the core as typed columns (one `Vec` per column), never as objects.
 
+pub mod delay;
+
 /// Subflow time series.
 #[derive(Default, Clone, Debug)]
 pub struct SubflowSeries {
@@ -143,6 +145,53 @@ impl SubflowEvents {
     pub fn is_empty(&self) -> bool { self.time_s.is_empty() }
 }
 
+/// One row per data segment at its DATA_ACK (seed 002 Sec. IV: a sample k), for
+/// connections that collect them (streaming apps, or `run.delay_samples`). Times in ms.
+#[derive(Default, Clone, Debug)]
+pub struct DelaySamples {
+    /// The DATA_ACK instant (the sample instant).
+    pub time_s: Vec<f64>,
+    pub conn: Vec<u32>,
+    pub dsn: Vec<u64>,
+    pub len: Vec<u32>,
+    /// When the MPTCP level took the segment from the send buffer.
+    pub taken_s: Vec<f64>,
+    /// The subflow whose copy reached the receiver first (-1: unknown).
+    pub subflow: Vec<i32>,
+    /// Measured directly: DATA_ACK instant − taken.
+    pub delay_ms: Vec<f64>,
+    /// θ of the carrying subflow: the sending time of the copy that got through − taken.
+    pub theta_ms: Vec<f64>,
+    /// τ (SRTT) of the carrying subflow, and the largest SRTT, at the sample instant.
+    pub tau_ms: Vec<f64>,
+    pub tau_max_ms: Vec<f64>,
+    /// Eq. 2 `T_over = max_i (τ_i + θ_i)` and Eq. 7/8 `ζ = max(T_over − max_i τ_i, 0)`.
+    pub t_over_ms: Vec<f64>,
+    pub zeta_ms: Vec<f64>,
+    /// ζ from the measured delay, as the seed computes it (Eq. 7 with `T_over` measured):
+    /// `max(delay − max_i τ_i, 0)`.
+    pub zeta_measured_ms: Vec<f64>,
+}
+
+impl DelaySamples {
+    pub fn len(&self) -> usize { self.time_s.len() }
+    pub fn is_empty(&self) -> bool { self.time_s.is_empty() }
+}
+
+/// One row per frame of a streaming application (see `app::FrameRecord`): times in s,
+/// NaN when the frame has not reached that stage by the end of the run.
+#[derive(Default, Clone, Debug)]
+pub struct FrameTable {
+    pub conn: Vec<u32>,
+    pub frame: Vec<u64>,
+    pub size_bytes: Vec<u32>,
+    pub scheduled_s: Vec<f64>,
+    pub enqueued_s: Vec<f64>,
+    pub taken_s: Vec<f64>,
+    pub acked_s: Vec<f64>,
+    pub delivered_s: Vec<f64>,
+}
+
 #[derive(Default, Clone, Debug)]
 pub struct Metrics {
     pub subflows: SubflowSeries,
@@ -150,4 +199,5 @@ pub struct Metrics {
     pub links: LinkSeries,
     pub trace: Trace,
     pub events: SubflowEvents,
+    pub delay: DelaySamples,
 }

@@ -1,11 +1,12 @@
 //! One connection (both ends). Sans-IO: every method takes `now` and appends the packets
 //! to transmit to an outbox; timers are deadlines the engine polls.
 
-use super::meta::{MetaReceiver, MetaSender};
+use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowView};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
+use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
 use crate::sim::TimerKind;
@@ -115,6 +116,34 @@ pub struct Subflow {
     pub status: SubflowStatus,
     /// The scheduler's own status for this subflow (`StatusNote`), if any.
     pub sched_status: Option<&'static str>,
+    /// Its data packets dropped in the network (the engine counts them).
+    pub drops: NetDrops,
+    /// Its SRTT at the connection's delay samples (τ_i of seed 002 Sec. IV).
+    pub tau: TauStats,
+}
+
+/// Data packets of one subflow dropped in the network, by cause: the ground truth a
+/// sender only infers (reference `metrics.md` §6.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetDrops {
+    /// DropTail overflow.
+    pub queue: u64,
+    /// The link's random loss model.
+    pub loss: u64,
+    /// The link was down.
+    pub down: u64,
+}
+
+impl NetDrops {
+    pub fn total(&self) -> u64 { self.queue + self.loss + self.down }
+}
+
+/// SRTT of a subflow over the delay samples: count, sum and max.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TauStats {
+    pub samples: u64,
+    pub sum_ms: f64,
+    pub max: SimTime,
 }
 
 impl Subflow {
@@ -143,6 +172,8 @@ impl Subflow {
             pf: false,
             status: SubflowStatus::Idle,
             sched_status: None,
+            drops: NetDrops::default(),
+            tau: TauStats::default(),
         })
     }
 }
@@ -172,6 +203,9 @@ pub struct ConnConfig {
     pub app: App,
     pub initial_path: usize,
     pub start: SimTime,
+    /// Record a delay sample per data segment at its DATA_ACK (streaming apps, or
+    /// `run.delay_samples`); off for bulk runs, where it would only cost time.
+    pub delay_samples: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -226,6 +260,37 @@ pub struct Connection {
     /// Executed scheduler actions not yet collected by the engine (`poll_sched_trace`).
     sched_trace: Vec<SchedRecord>,
     advertised_edge: u64,
+    /// The application has a timer (a stream); checked first on the hot path.
+    app_timer: bool,
+    /// The application's timer event, when one is scheduled.
+    app_event_at: Option<SimTime>,
+    /// Delay samples not yet collected by the engine (`poll_delay_samples`).
+    delay_out: Vec<DelaySample>,
+}
+
+/// One data segment at its DATA_ACK (seed 002 Sec. IV, sample k; docs/streaming.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelaySample {
+    /// The DATA_ACK instant.
+    pub at: SimTime,
+    pub dsn: u64,
+    pub len: u32,
+    /// When the MPTCP level took the segment from the send buffer.
+    pub taken_at: SimTime,
+    /// The subflow whose copy reached the receiver first.
+    pub via: Option<usize>,
+    /// θ on that subflow: the copy's sending time − `taken_at` (0 on every other subflow).
+    pub theta: SimTime,
+    /// τ (SRTT) of that subflow at `at`.
+    pub tau_via: SimTime,
+    /// Eq. 2 and 7 over the established subflows.
+    pub model: PathDelay,
+}
+
+impl DelaySample {
+    /// The protocol delay measured directly: from the MPTCP level taking the data to its
+    /// DATA_ACK (seed 002 Sec. IV.B, first paragraph).
+    pub fn measured(&self) -> SimTime { self.at - self.taken_at }
 }
 
 /// One executed scheduler action, for the per-decision trace: a `Send` that left
@@ -260,6 +325,7 @@ impl Connection {
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
         let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge());
+        let app_timer = matches!(cfg.app, App::Stream(_));
         Ok(Connection {
             id,
             app: cfg.app.clone(),
@@ -288,6 +354,9 @@ impl Connection {
             notes: Vec::new(),
             trace_sched: false,
             sched_trace: Vec::new(),
+            app_timer,
+            app_event_at: None,
+            delay_out: Vec::new(),
         })
     }
 
@@ -500,6 +569,7 @@ impl Connection {
                     s.established_at = Some(now);
                     s.handshake_deadline = None;
                     self.update_status(now, i, "established");
+                    self.app.on_established(now);
                 } else {
                     s.state = SubState::PreEstablished;
                     s.handshake_deadline = Some(now + s.tx.rto);
@@ -549,11 +619,17 @@ impl Connection {
         let Some(rx) = self.subflows[i].rx.as_mut() else { return };
         let o = rx.on_segment(now, pkt.seq, pkt.len);
         if o.new {
+            if self.cfg.delay_samples {
+                // Sender and receiver live in this one value: the first copy to arrive is
+                // the one that carried the data (pkt.ts = its sending time).
+                self.snd.note_arrival(pkt.dsn, i, pkt.ts);
+            }
             self.rcv.on_data(pkt.dsn, pkt.len);
             if self.cfg.read_rate.is_none() {
                 let n = self.rcv.unread;
                 self.rcv.read(n);
             }
+            self.note_app_progress(now);
             self.stats.ooo_max_bytes = self.stats.ooo_max_bytes.max(self.rcv.ooo_bytes);
             self.stats.rcvbuf_max_bytes = self.stats.rcvbuf_max_bytes.max(self.rcv.occupancy());
             if self.completed_at.is_none() {
@@ -612,6 +688,9 @@ impl Connection {
         let tx = &mut self.subflows[i].tx;
         if res.snd_una_advanced || nwin > tx.snd_wnd {
             tx.snd_wnd = nwin;
+        }
+        if self.cfg.delay_samples && pkt.data_ack > self.snd.data_una {
+            self.record_delay_samples(now, pkt.data_ack);
         }
         self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
         self.push(now, out);
@@ -701,7 +780,56 @@ impl Connection {
                     self.push(now, out);
                 }
             }
+            TimerKind::App => {
+                if self.app_event_at == Some(now) {
+                    self.app_event_at = None;
+                }
+                if self.app.poll_timeout().is_some_and(|d| d <= now) {
+                    self.app.handle_timeout(now);
+                    self.push(now, out);
+                }
+            }
         }
+    }
+
+    /// One sample per segment that `data_ack` acknowledges in full (seed 002 Sec. IV: a
+    /// sample k is a data segment at its DATA_ACK). Per established subflow i, τ_i is its
+    /// SRTT now and θ_i the time the data waited at the sender before going out on i:
+    /// for the subflow whose copy arrived first, that copy's sending time minus the
+    /// moment the MPTCP level took the data; 0 for the others, which hold the data back
+    /// only through their SRTT (docs/streaming.md, "Reading θ_i").
+    fn record_delay_samples(&mut self, now: SimTime, data_ack: u64) {
+        for seg in self.snd.segs.iter() {
+            if seg.dsn + seg.len as u64 > data_ack {
+                break;
+            }
+            let via = (seg.via != VIA_NONE).then_some(seg.via as usize);
+            let theta = if via.is_some() { seg.via_sent_at.saturating_sub(seg.taken_at) } else { SimTime::ZERO };
+            let subs = &self.subflows;
+            let established = |s: &Subflow| s.state == SubState::Established && s.tx.st.srtt > SimTime::ZERO;
+            let model = path_delay(subs.iter().enumerate().filter(|(_, s)| established(s)).map(|(j, s)| (s.tx.st.srtt, if Some(j) == via { theta } else { SimTime::ZERO })));
+            let tau_via = via.and_then(|j| subs.get(j)).map_or(SimTime::ZERO, |s| s.tx.st.srtt);
+            self.delay_out.push(DelaySample { at: now, dsn: seg.dsn, len: seg.len, taken_at: seg.taken_at, via, theta, tau_via, model });
+            for s in self.subflows.iter_mut().filter(|s| established(s)) {
+                let srtt = s.tx.st.srtt;
+                s.tau.samples += 1;
+                s.tau.sum_ms += srtt.ms_f64();
+                s.tau.max = s.tau.max.max(srtt);
+            }
+        }
+    }
+
+    /// Delay samples since the last call, oldest first.
+    pub fn poll_delay_samples(&mut self) -> std::vec::Drain<'_, DelaySample> { self.delay_out.drain(..) }
+
+    /// Delay samples wait to be collected.
+    #[inline]
+    pub fn has_delay_samples(&self) -> bool { !self.delay_out.is_empty() }
+
+    /// Tell the application how far its data has come (a stream logs its frames).
+    #[inline]
+    fn note_app_progress(&mut self, now: SimTime) {
+        self.app.note_progress(now, self.snd.written, self.snd.dsn_nxt, self.snd.data_una, self.rcv.read_total);
     }
 
     /// v0.95 `mptcp_sub_retransmit_timer`: after the subflow's own RTO handling,
@@ -731,6 +859,7 @@ impl Connection {
     /// by at least two segments (Linux `tcp_cleanup_rbuf`).
     pub fn app_read(&mut self, now: SimTime, max: u64, out: &mut Vec<Packet>) {
         self.rcv.read(max);
+        self.note_app_progress(now);
         if let Some(t) = self.app.total() {
             if self.completed_at.is_none() && self.rcv.read_total >= t {
                 self.completed_at = Some(now);
@@ -745,6 +874,7 @@ impl Connection {
     }
 
     /// Deadlines the engine must have events for.
+    #[inline]
     pub fn poll_timers(&mut self, reqs: &mut Vec<TimerRequest>) {
         for (i, s) in self.subflows.iter_mut().enumerate() {
             let rto = match s.state {
@@ -768,6 +898,15 @@ impl Connection {
                 if s.delack_event_at.map_or(true, |e| e > d) {
                     s.delack_event_at = Some(d);
                     reqs.push((d, i as u16, TimerKind::DelAck));
+                }
+            }
+        }
+        // Only a stream has an application timer.
+        if self.app_timer {
+            if let Some(d) = self.app.poll_timeout() {
+                if self.app_event_at.map_or(true, |e| e > d) {
+                    self.app_event_at = Some(d);
+                    reqs.push((d, 0, TimerKind::App));
                 }
             }
         }
@@ -918,7 +1057,7 @@ impl Connection {
                     Action::Enqueue { sub, bytes } => {
                         let len = bytes.min(mss).min(self.snd.next_new_len(mss).unwrap_or(0));
                         if len > 0 && sub < self.subflows.len() {
-                            let dsn = self.snd.take_new(len, sub);
+                            let dsn = self.snd.take_new(len, sub, now);
                             self.subflows[sub].queue.push_back((dsn, len));
                             self.subflows[sub].queued_bytes += len as u64;
                             self.record_sched(now, sub, "enqueue", dsn, len);
@@ -967,6 +1106,7 @@ impl Connection {
             }
         }
         self.sent_before = sent_before;
+        self.note_app_progress(now);
     }
 
     /// Execute one `Send`. Returns whether a packet left.
@@ -978,7 +1118,7 @@ impl Connection {
         let (dsn, len) = match seg {
             Segment::New => {
                 let Some(len) = self.snd.next_new_len(mss) else { return false };
-                (self.snd.take_new(len, i), len)
+                (self.snd.take_new(len, i, now), len)
             }
             Segment::Reinject => {
                 let Some((d, l, _)) = self.snd.reinject_head() else { return false };
@@ -1075,6 +1215,7 @@ mod tests {
                 app: App::Bulk(Bulk { total: Some(total) }),
                 initial_path: 0,
                 start: SimTime::ZERO,
+                delay_samples: false,
             };
             let routes: Vec<(u32, u32)> = (0..backup.len() as u32).map(|p| (2 * p, 2 * p + 1)).collect();
             let sched = scheduler::make("minrtt", &Default::default(), scheduler::MinRttOptions { opportunistic_retransmission: true, penalisation: true }).unwrap();

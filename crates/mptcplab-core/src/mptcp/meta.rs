@@ -3,7 +3,11 @@
 //! (RFC 8684 §3.3; reference `tcp.md` §1.5).
 
 use crate::tcp::BufferAccounting;
+use crate::units::SimTime;
 use std::collections::VecDeque;
+
+/// No copy of the segment has reached the receiver yet (`MetaSeg::via`).
+pub const VIA_NONE: u16 = u16::MAX;
 
 /// One mapping handed to a subflow and not yet DATA_ACKed.
 #[derive(Clone, Copy, Debug)]
@@ -13,6 +17,20 @@ pub struct MetaSeg {
     /// Bit i set: sent on subflow i (Linux `path_mask`).
     pub path_mask: u64,
     pub reinject_queued: bool,
+    /// The subflow whose copy reached the receiver first (`VIA_NONE`: none yet), recorded
+    /// only by connections that collect delay samples.
+    pub via: u16,
+    /// When the MPTCP level took the data from the send buffer.
+    pub taken_at: SimTime,
+    /// When the copy that reached the receiver first was sent.
+    pub via_sent_at: SimTime,
+}
+
+impl MetaSeg {
+    /// A mapping taken at `taken_at`, sent on the subflows of `path_mask`, not arrived yet.
+    pub fn new(dsn: u64, len: u32, path_mask: u64, taken_at: SimTime) -> MetaSeg {
+        MetaSeg { dsn, len, path_mask, reinject_queued: false, via: VIA_NONE, taken_at, via_sent_at: SimTime::ZERO }
+    }
 }
 
 pub struct MetaSender {
@@ -62,11 +80,24 @@ impl MetaSender {
     }
 
 
-    pub fn take_new(&mut self, len: u32, sub: usize) -> u64 {
+    /// The MPTCP level takes `len` new bytes from the send buffer for subflow `sub`.
+    pub fn take_new(&mut self, len: u32, sub: usize, now: SimTime) -> u64 {
         let dsn = self.dsn_nxt;
         self.dsn_nxt += len as u64;
-        self.segs.push_back(MetaSeg { dsn, len, path_mask: 1 << sub, reinject_queued: false });
+        self.segs.push_back(MetaSeg::new(dsn, len, 1 << sub, now));
         dsn
+    }
+
+    /// A copy of the segment starting at `dsn`, sent on subflow `sub` at `sent_at`,
+    /// reached the receiver; the first such copy is the one that carried it.
+    pub fn note_arrival(&mut self, dsn: u64, sub: usize, sent_at: SimTime) {
+        if let Some(i) = self.seg_index(dsn) {
+            let s = &mut self.segs[i];
+            if s.via == VIA_NONE {
+                s.via = sub as u16;
+                s.via_sent_at = sent_at;
+            }
+        }
     }
 
     pub fn seg_index(&self, dsn: u64) -> Option<usize> { self.segs.binary_search_by(|s| s.dsn.cmp(&dsn)).ok() }
@@ -317,7 +348,7 @@ mod tests {
         assert_eq!(s.written, 4000);
         assert_eq!(s.free_space(), 0);
         assert_eq!(s.next_new_len(1448), Some(1448));
-        s.take_new(1448, 0);
+        s.take_new(1448, 0, SimTime::ZERO);
         // 1052 bytes of window left < half of 2500: no short segment (SWS avoidance).
         assert_eq!(s.next_new_len(1448), None);
         assert!(s.unsent() > 0 && s.next_new_len(1448).is_none(), "window-limited");
@@ -329,7 +360,7 @@ mod tests {
         let mut tiny = MetaSender::new(4000, 1000);
         tiny.write(4000);
         assert_eq!(tiny.next_new_len(1448), Some(1000));
-        tiny.take_new(1000, 0);
+        tiny.take_new(1000, 0, SimTime::ZERO);
         assert_eq!(tiny.next_new_len(1448), None);
     }
 }

@@ -77,6 +77,10 @@ pub struct RunSpec {
     /// loss-free, jitter-free network would otherwise replay identically.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_jitter: Option<Duration>,
+    /// Record one delay sample per data segment at its DATA_ACK (seed 002 Sec. IV) for
+    /// every connection, not only streaming ones (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_samples: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -260,7 +264,10 @@ pub enum AllPaths {
     All,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+/// `Deserialize` is written by hand (below) so that an error in a field of the table
+/// names that field (`connections[0].app.bitrate`): serde's derive for an internally
+/// tagged enum buffers the table and loses the path.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AppSpec {
     /// Bulk transfer: `size` bytes, or unbounded.
@@ -268,10 +275,93 @@ pub enum AppSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         size: Option<Size>,
     },
+    /// Streaming (seed 002): one frame of `bitrate / frame_rate` every `1 / frame_rate`
+    /// seconds from the moment the connection is established; frames that do not fit in
+    /// the send buffer wait in order. Collects per-frame lateness and per-segment delay
+    /// samples (docs/streaming.md).
+    Stream {
+        /// Stream rate (default "4.5 Mbit/s").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bitrate: Option<Rate>,
+        /// Frames per second (default 30).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frame_rate: Option<f64>,
+        /// How long the application writes frames (default: until the run ends).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<Duration>,
+    },
 }
 
 impl Default for AppSpec {
     fn default() -> Self { AppSpec::Bulk { size: None } }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum AppKind {
+    Bulk,
+    Stream,
+}
+
+impl<'de> Deserialize<'de> for AppSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        const BULK: &[&str] = &["kind", "size"];
+        const STREAM: &[&str] = &["kind", "bitrate", "frame_rate", "duration"];
+        impl<'de> Visitor<'de> for V {
+            type Value = AppSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "an application table such as {{ kind = \"bulk\" }} or {{ kind = \"stream\", bitrate = \"4.5 Mbit/s\" }}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<AppSpec, A::Error> {
+                let mut kind = None;
+                let (mut size, mut bitrate, mut frame_rate, mut duration) = (None, None, None, None);
+                let mut seen: Vec<&'static str> = Vec::new();
+                // Each value is read with its own type, so a bad one carries its key in
+                // the error path.
+                while let Some(key) = m.next_key::<String>()? {
+                    let name = match key.as_str() {
+                        "kind" => {
+                            kind = Some(m.next_value::<AppKind>()?);
+                            "kind"
+                        }
+                        "size" => {
+                            size = m.next_value::<Option<Size>>()?;
+                            "size"
+                        }
+                        "bitrate" => {
+                            bitrate = m.next_value::<Option<Rate>>()?;
+                            "bitrate"
+                        }
+                        "frame_rate" => {
+                            frame_rate = m.next_value::<Option<f64>>()?;
+                            "frame_rate"
+                        }
+                        "duration" => {
+                            duration = m.next_value::<Option<Duration>>()?;
+                            "duration"
+                        }
+                        other => return Err(de::Error::unknown_field(other, &["kind", "size", "bitrate", "frame_rate", "duration"])),
+                    };
+                    seen.push(name);
+                }
+                let kind = kind.ok_or_else(|| de::Error::missing_field("kind"))?;
+                let allowed = match kind {
+                    AppKind::Bulk => BULK,
+                    AppKind::Stream => STREAM,
+                };
+                if let Some(f) = seen.iter().find(|f| !allowed.contains(f)) {
+                    return Err(de::Error::unknown_field(f, allowed));
+                }
+                Ok(match kind {
+                    AppKind::Bulk => AppSpec::Bulk { size },
+                    AppKind::Stream => AppSpec::Stream { bitrate, frame_rate, duration },
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -442,13 +532,25 @@ impl Scenario {
             c.opportunistic_retransmission = c.opportunistic_retransmission.or(Some(true));
             c.penalisation = c.penalisation.or(Some(true));
             c.start = c.start.take().or_else(|| d("0 s"));
+            normalize_app(&mut c.app);
         }
         for f in out.flows.iter_mut() {
             f.cc = f.cc.take().or_else(|| Some("cubic".into()));
             f.send_buffer = f.send_buffer.take().or_else(|| z("4 MiB"));
             f.receive_buffer = f.receive_buffer.take().or_else(|| z("6 MiB"));
             f.start = f.start.take().or_else(|| d("0 s"));
+            normalize_app(&mut f.app);
         }
         Ok(out)
+    }
+}
+
+/// Write out a streaming application's defaults.
+fn normalize_app(app: &mut AppSpec) {
+    if let AppSpec::Stream { bitrate, frame_rate, .. } = app {
+        if bitrate.is_none() {
+            *bitrate = Rate::parse(crate::app::DEFAULT_STREAM_BITRATE).ok();
+        }
+        frame_rate.get_or_insert(crate::app::DEFAULT_FRAME_RATE);
     }
 }

@@ -324,6 +324,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         paths.push(PathPlan { name: p.name.clone(), fwd_hops, rev_hops, backup: p.backup.unwrap_or(false) });
     }
 
+    let delay_samples = s.run.delay_samples.unwrap_or(false);
     let mut flow_names: HashMap<&str, ()> = HashMap::new();
     let mut conns = Vec::new();
     let cc_names = || crate::cc::REGISTRY.iter().map(|c| c.name);
@@ -375,7 +376,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let sel_names: Vec<&str> = sel.iter().map(|&k| paths[k].name.as_str()).collect();
         known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
         let pm_params = component_options(&f, "path_manager", "path_manager_options", &c.path_manager_options, |p| crate::mptcp::pm::check(&pm, p, &sel_names).map(|_| ()))?;
-        let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size)?;
+        let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {
             cfg,
@@ -398,7 +399,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let cc = fl.cc.clone().unwrap_or_else(|| "cubic".into());
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
         let cc_params = cc_options(&f, &cc, &fl.cc_options)?;
-        let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size)?;
+        let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {
             cfg,
@@ -456,6 +457,7 @@ fn conn_config(
     initial_path: usize,
     start: &Option<Duration>,
     size: impl Fn(&Option<Size>, u64) -> u64,
+    delay_samples: bool,
 ) -> Result<ConnConfig, ScenarioError> {
     let send_buffer = size(sndbuf, 4 * 1024 * 1024);
     let receive_buffer = size(rcvbuf, 6 * 1024 * 1024);
@@ -473,7 +475,9 @@ fn conn_config(
             crate::app::App::Bulk(crate::app::Bulk { total: Some(s.value) })
         }
         AppSpec::Bulk { size: None } => crate::app::App::Bulk(crate::app::Bulk { total: None }),
+        AppSpec::Stream { bitrate, frame_rate, duration } => stream_app(f, bitrate, *frame_rate, duration)?,
     };
+    let delay_samples = delay_samples || matches!(app, crate::app::App::Stream(_));
     Ok(ConnConfig {
         name: name.to_string(),
         mptcp,
@@ -486,5 +490,30 @@ fn conn_config(
         app,
         initial_path,
         start: start.as_ref().map_or(SimTime::ZERO, |d| d.value),
+        delay_samples,
     })
+}
+
+/// A streaming application: rate > 0, frame rate finite in (0, 10 000], at least one
+/// byte per frame, a duration > 0 when given.
+fn stream_app(f: &str, bitrate: &Option<Rate>, frame_rate: Option<f64>, duration: &Option<Duration>) -> Result<crate::app::App, ScenarioError> {
+    use crate::app::{Stream, DEFAULT_FRAME_RATE, DEFAULT_STREAM_BITRATE};
+    let bps = match bitrate {
+        Some(r) => r.value.bits_per_sec(),
+        None => crate::units::parse_rate(DEFAULT_STREAM_BITRATE).map_or(4.5e6, |b| b.bits_per_sec()),
+    };
+    let fps = frame_rate.unwrap_or(DEFAULT_FRAME_RATE);
+    if !fps.is_finite() || fps <= 0.0 || fps > 10_000.0 {
+        return err(format!("{f}.app.frame_rate"), format!("expected frames per second in (0, 10000], got {fps}"));
+    }
+    if bps / (8.0 * fps) < 1.0 {
+        let text = bitrate.as_ref().map_or(DEFAULT_STREAM_BITRATE.to_string(), |r| r.text.clone());
+        return err(format!("{f}.app.bitrate"), format!("a frame of {text} / {fps} frame/s is less than 1 B; raise the bitrate or lower frame_rate"));
+    }
+    let frames = match duration {
+        None => None,
+        Some(d) if d.value == SimTime::ZERO => return err(format!("{f}.app.duration"), "expected a duration > 0 (omit it to stream until the run ends)"),
+        Some(d) => Some(Stream::frames_in(bps, fps, d.value)),
+    };
+    Ok(crate::app::App::Stream(Stream::new(bps, fps, frames)))
 }

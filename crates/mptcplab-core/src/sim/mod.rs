@@ -29,6 +29,8 @@ pub enum TimerKind {
     Rto,
     DelAck,
     Pace,
+    /// The application's timer (a stream's next frame); `sub` is unused.
+    App,
 }
 
 #[derive(Clone, Copy, Debug)]
