@@ -275,6 +275,11 @@ def test_optimize_reuses_every_stored_point_when_run_again(small, tmp_path):
     again = optimize_scenario(path, out=out, reps=2, ccs="cubic,reno", grid=[0.05, 0.25, 1], warmup=1, omega_T=1,
                               omega_warmup=1, workers=1, progress=False, log=log.append)
     assert again.timings["points_run"] == 0 and again.timings["points_stored"] == 8 + 24
+    # a fit below step 6's thresholds warns on the log and the selection still runs
+    warned = [m for m in log if m.startswith("warning: ")]
+    assert any("R² =" in m and "< 0.90" in m for m in warned)  # this small fit misses step 6
+    assert warned == [f"warning: {n}" for f in again.fits.values() for n in f.notes]
+    assert again.optimum.opm in ("FullMesh", "PCDC")
     first = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert again.to_dict()["points"] == first["points"]
 

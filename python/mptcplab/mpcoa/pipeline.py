@@ -467,6 +467,8 @@ def optimize_scenario(
     )
     opt = optimize(coef, delta=delta, literal_eq11=literal_eq11)
     notes = [n for f in fits.values() for n in f.notes]
+    for note in notes:  # R² < 0.90 or a p-value > 0.05 warns; the selection goes on (step 6)
+        say(f"warning: {note}")
     t_fit = time.monotonic() - t0
     classic_dict = {
         "formula": "(3·RTT_max + RTO_max)·ΣBW (seed 000 Eq. 1)",
