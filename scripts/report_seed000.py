@@ -5,7 +5,8 @@ files of `mptcplab optimize scenarios/sites/<pair>.toml --out optimize/<pair>`.
         > /tmp/seed000-results.md
 
 Writes docs/reproductions/seed000-<pair>.svg (measured mean ± sd and the fitted curves,
-per PM) and prints Markdown on stdout. The checks are those fixed in seed000.md before
+per PM) and seed000-<pair>-report.json (report.json without the per-run rows), and
+prints Markdown on stdout. The checks are those fixed in seed000.md before
 the runs.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "reproductions"
 HETEROGENEOUS = {"srl-hu", "unis-hin"}
+NAMES = {"srl-hu": "SRL-HU", "unis-hin": "UNIS-HiN", "uit-haw": "UiT-HAW"}
 # Table 5 of the seed: OPM, OCC, OBS MiB, OTP Mbit/s, bound MiB, RTT_max s, RTO_max s, % of the bound
 TABLE5 = {
     "srl-hu": ("PCDC", "Hybla", 12.36, 74.65, 329, 1.8, 2.0, 3.76),
@@ -45,7 +47,7 @@ def svg(rep: dict, pair: str) -> str:
     ymin = max(0.0, lo - 0.08 * (hi - lo))  # the y axis starts near the data, not at 0
     ymax = hi + 0.08 * (hi - lo)
     xmin, xmax = rep["options"]["grid"][0], rep["options"]["grid"][-1]
-    W, H, L, R, T, B, GAP = 460, 300, 55, 10, 30, 40, 20
+    W, H, L, R, T, B, GAP = 460, 310, 55, 10, 44, 40, 20
     width = len(pms) * W + (len(pms) - 1) * GAP
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{H + 30}" font-family="sans-serif" '
            f'font-size="11">', f'<rect width="{width}" height="{H + 30}" fill="white"/>']
@@ -85,10 +87,11 @@ def svg(rep: dict, pair: str) -> str:
             line = " ".join(f"{X(x):.1f},{Y(min(max(c['a'] + c['b'] * x + c['d'] * x * x, ymin), ymax)):.1f}"
                             for x in xs)
             out.append(f'<polyline points="{line}" fill="none" stroke="{col}" stroke-width="1.5"/>')
-        for i, cc in enumerate(f["curves"]):
-            out.append(f'<text x="{X(xmax) - 60}" y="{Y(ymin) - 8 - 13 * i}" fill="{COLOURS.get(cc, "black")}">{cc}</text>')
+        for i, cc in enumerate(f["curves"]):  # legend: one row under the title
+            out.append(f'<text x="{x0 + L + 62 * i}" y="34" fill="{COLOURS.get(cc, "black")}">{cc}</text>')
     out.append(f'<text x="5" y="{H + 22}" font-size="10">dots: mean over {rep["options"]["reps"]} seed(s), '
-               f'bars ± 1 sd; lines: OLS fit {rep["fits"][pms[0]]["formula"]}; the y axis does not start at 0</text>')
+               f'bars ± 1 sd; lines: OLS fit {rep["fits"][pms[0]]["formula"]}'
+               f'{"; the y axis does not start at 0" if ymin > 0 else ""}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -99,7 +102,7 @@ def section(where: Path) -> tuple[str, dict]:
     seed_t3 = tomllib.loads((REPO / "data" / "mpcoa" / f"{pair}.toml").read_text(encoding="utf-8"))
     o, c, t = rep["outputs"], rep["classic_bound"], rep["timings"]
     opts = rep["options"]
-    lines = [f"### {pair.upper()}", ""]
+    lines = [f"### {NAMES.get(pair, pair)}", ""]
     lines.append(f"`mptcplab optimize scenarios/sites/{pair}.toml --reps {opts['reps']}` — {len(rep['points'])} grid "
                  f"runs, seeds {opts['seeds'][0]}..{opts['seeds'][-1]}; wall time **{t['total_s'] / 60:.1f} min** "
                  f"(Ω {t['omega_s']:.0f} s, grid {t['grid_s']:.0f} s, fit {t['fit_s']:.1f} s) on {t['cpu_count']} "
@@ -153,6 +156,10 @@ def section(where: Path) -> tuple[str, dict]:
     lines.append(f"![{pair}: goodput over bs per CC, measured and fitted](seed000-{pair}.svg)")
     lines.append("")
     (DOCS / f"seed000-{pair}.svg").write_text(svg(rep, pair), encoding="utf-8")
+    # report.json without the per-run rows (kept: mean, sd and n per PM, CC and bs)
+    compact = {k: v for k, v in rep.items() if k != "points"}
+    (DOCS / f"seed000-{pair}-report.json").write_text(json.dumps(compact, ensure_ascii=False, separators=(",", ":"))
+                                                     + "\n", encoding="utf-8")
 
     best = {pm: max(cv["tp_max"] for cv in rep["curves"] if cv["pm"] == pm) for pm in rep["fits"]}
     checks = {}
