@@ -6,7 +6,7 @@
     >>> subflow_labels(Scenario.from_toml("scenarios/sites/unis-hin.toml"))["telenor~broadnet"]
     'T-B'
 
-The table lives in ``mptcplab/data/sites.toml`` (rates only, as printed in Table 1).
+The table lives in ``mptcplab/data/sites/nornet.toml`` (rates only, as printed in Table 1).
 Scenario files that use it: ``scenarios/sites/*.toml``, one ``[[hosts]]`` entry per site
 whose name is the site key and whose ISP names are the Table 1 names, lower-cased.
 """
@@ -49,7 +49,7 @@ class Site:
 def load_sites(path: str | Path | None = None) -> dict[str, Site]:
     """Sites by key (``SRL``, ``HU``, ``UNIS``, ``HiN``, ``UiT``, ``HAW``)."""
     if path is None:
-        text = resources.files("mptcplab").joinpath("data/sites.toml").read_text(encoding="utf-8")
+        text = resources.files("mptcplab").joinpath("data/sites/nornet.toml").read_text(encoding="utf-8")
     else:
         try:
             text = Path(path).read_text(encoding="utf-8")
