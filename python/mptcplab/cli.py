@@ -319,9 +319,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_optimize(args: argparse.Namespace) -> int:
     if args.from_coefficients is None:
         if args.scenario is None:
-            raise ScenarioError("optimize", "give --from-coefficients FILE (fitted curves, docs/mpcoa.md)")
-        raise ScenarioError("optimize", "optimize SCENARIO (sweep the buffer grid and fit the curves) is "
-                            "not implemented yet; use --from-coefficients FILE (docs/mpcoa.md)")
+            raise ScenarioError("optimize", "give SCENARIO (sweep, fit, select) or --from-coefficients FILE "
+                                "(fitted curves); docs/mpcoa.md")
+        return _optimize_scenario(args)
     if args.scenario is not None:
         raise ScenarioError("optimize", "give either SCENARIO or --from-coefficients FILE, not both")
     from .mpcoa import load_coefficients, optimize
@@ -421,6 +421,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = write_report(args.results, out=args.out, figure_format="png" if args.png else "svg")
     print(f"wrote {out}")
     return EXIT_OK
+def _optimize_scenario(args: argparse.Namespace) -> int:
+    from .mpcoa import optimize_scenario
+    from .scenario import Scenario
+
+    scenario = Scenario.from_toml(Path(args.scenario))
+    report = optimize_scenario(
+        scenario, out=args.out, reps=args.reps, seed=args.seed, ccs=args.cc, pms=args.pm, grid=args.grid,
+        delta=args.delta, literal_eq11=args.literal_eq11, warmup=args.warmup, duration=args.duration,
+        omega_T=args.omega_t, omega_warmup=args.omega_warmup, omega_strict=args.omega_strict,
+        connection=args.connection, workers=args.workers, scheduler=args.scheduler,
+        allow_version_mix=args.allow_version_mix, progress=not args.no_progress,
+    )
+    print(report.text())
+    print(f"\nwrote {report.out}/report.json and points.csv")
+    return EXIT_OK
+
+
+def _seconds_option(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
 
 
 # -- entry point ----------------------------------------------------------------------------
@@ -484,13 +506,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("optimize", parents=[common],
                        help="MPCOA: optimal PM, CC, buffer size and throughput (docs/mpcoa.md)")
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="sweep and fit a scenario (not implemented yet)")
+                   help="measure Ω, sweep the buffer grid per (PM, CC), fit, select (e.g. scenarios/sites/unis-hin.toml)")
     p.add_argument("--from-coefficients", metavar="FILE",
-                   help="fitted curves per (PM, CC) in TOML, e.g. data/mpcoa/srl-hu.toml")
+                   help="only the selection, on fitted curves per (PM, CC) in TOML, e.g. data/mpcoa/srl-hu.toml")
     p.add_argument("--delta", type=float, default=0.07, metavar="δ",
                    help="throughput sacrificed for a smaller buffer (default 0.07)")
     p.add_argument("--literal-eq11", action="store_true",
                    help="the seed's Eq. 11 as printed: OBS = min over all (PM, CC) (contradicts its Table 5)")
+    g = p.add_argument_group("with SCENARIO")
+    g.add_argument("--out", metavar="DIR", help="result stores and report.json (default: optimize/<scenario name>); "
+                   "rerun the same command to resume")
+    g.add_argument("--reps", type=int, default=1, metavar="N", help="repetitions, seeds SEED..SEED+N-1 (default 1)")
+    g.add_argument("--seed", type=int, metavar="S", help="seed of repetition 0 (default: the scenario's run.seed)")
+    g.add_argument("--cc", metavar="LIST", help="congestion controls, comma-separated "
+                   "(default: cubic,olia,hybla,reno,scalable,vegas)")
+    g.add_argument("--pm", metavar="LIST", help="path managers, comma-separated (default: fullmesh,pcdc)")
+    g.add_argument("--grid", metavar="MIB", help="buffer sizes in MiB: START:STOP:STEP or a comma list "
+                   "(default 0.5:30:0.5)")
+    g.add_argument("--warmup", type=_seconds_option, default=5.0, metavar="S",
+                   help="throughput = goodput after S seconds until the end of the run (default 5)")
+    g.add_argument("--duration", type=_seconds_option, metavar="S", help="override run.duration (seconds)")
+    g.add_argument("--omega-t", type=_seconds_option, default=15.0, metavar="S",
+                   help="Ω window T in seconds (Eq. 5; default 15)")
+    g.add_argument("--omega-warmup", type=_seconds_option, default=5.0, metavar="S",
+                   help="warm-up before the first Ω window (default 5; 0 = the literal Eq. 5)")
+    g.add_argument("--omega-strict", action="store_true", help="SP* keeps only Ω > 0 (default: Ω ≥ 0, Eq. 6)")
+    g.add_argument("--connection", metavar="NAME", help="the MPTCP connection to optimize (default: the first)")
+    g.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="run the points on a Dask cluster")
+    g.add_argument("--allow-version-mix", action="store_true",
+                   help="reuse points stored by another mptcplab version")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_optimize)
 
     p = sub.add_parser("reproduce", parents=[common],

@@ -25,13 +25,15 @@ more with long RTTs or short T, and a subflow that helps a little can come out w
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .api import ScenarioLike, as_scenario, simulate
 from .errors import ScenarioError
 from .scenario import Scenario
 
-__all__ = ["measure_omega", "sp_star", "with_pcdc", "omega_from_bytes"]
+__all__ = ["OmegaRun", "measure_omega", "omega_from_bytes", "omega_from_windows", "omega_runs", "sp_star",
+           "with_pcdc"]
 
 
 def omega_from_bytes(with_all: float, without: float) -> float:
@@ -72,6 +74,55 @@ def _delivered_at(result: Any, flow: str, t: float, field: str) -> float:
     return float(rows["bytes_delivered"].iloc[0])
 
 
+@dataclass(frozen=True)
+class OmegaRun:
+    """One run of the Ω measurement: `scenario` (duration W+2T, the connection under
+    PCDC with `path` withheld from W+T on) and the window bounds ``marks_s`` = (W, W+T,
+    W+2T) at which the bytes delivered to the application are read."""
+
+    path: str
+    scenario: Scenario
+    marks_s: tuple[float, float, float]
+
+
+def omega_runs(
+    scenario: ScenarioLike,
+    T: float = 10.0,
+    warmup: float | None = None,
+    connection: str | None = None,
+) -> tuple[str, list[OmegaRun]]:
+    """The runs of `measure_omega` without running them: (connection name, one run per
+    path). For callers that run them elsewhere (`mptcplab.mpcoa.optimize_scenario` runs
+    them as sweep points) and then call `omega_from_windows`."""
+    scn = as_scenario(scenario)
+    T = _seconds(T, "<T>")
+    if T <= 0:
+        raise ScenarioError("<T>", "T must be > 0 s")
+    w = 0.0 if warmup is None else _seconds(warmup, "<warmup>")
+    ci, conn = _connection(scn, connection)
+    flow = str(conn.get("name"))
+    if conn.get("paths") == "all":  # `paths = "all"` (multi-homed hosts): the expanded list
+        conn = scn.validate().to_dict()["connections"][ci]
+    paths = [str(p) for p in conn.get("paths") or []]
+    base = scn.with_(f"connections[{ci}].path_manager", "pcdc")
+    runs = []
+    for path in paths:
+        opts = {"withhold": [path], "withhold_at_ms": round((w + T) * 1000)}
+        run_scn = base.with_(f"connections[{ci}].path_manager_options", opts).with_duration(w + 2 * T)
+        runs.append(OmegaRun(path, run_scn, (w, w + T, w + 2 * T)))
+    return flow, runs
+
+
+def omega_from_windows(delivered: Iterable[Sequence[float]]) -> float:
+    """Ω of one path from the bytes delivered by (W, W+T, W+2T) in each seed's run: the
+    window sums are added over seeds, then Eq. 5 (`omega_from_bytes`)."""
+    first = second = 0.0
+    for d0, d1, d2 in delivered:
+        first += d1 - d0
+        second += d2 - d1
+    return omega_from_bytes(first, second)
+
+
 def measure_omega(
     scenario: ScenarioLike,
     T: float = 10.0,
@@ -88,31 +139,19 @@ def measure_omega(
     the scenario's sample interval. Ω depends on the congestion control, so measure it
     per (scenario, cc), as the seed's Table 2 does.
     """
-    scn = as_scenario(scenario)
-    T = _seconds(T, "<T>")
-    if T <= 0:
-        raise ScenarioError("<T>", "T must be > 0 s")
-    w = 0.0 if warmup is None else _seconds(warmup, "<warmup>")
+    flow, runs = omega_runs(scenario, T=T, warmup=warmup, connection=connection)
     seed_list = [None] if seeds is None else list(seeds)
     if not seed_list:
         raise ScenarioError("<seeds>", "give at least one seed")
-    ci, conn = _connection(scn, connection)
-    flow = str(conn.get("name"))
-    paths = [str(p) for p in conn.get("paths") or []]
-    base = scn.with_(f"connections[{ci}].path_manager", "pcdc")
     omegas: dict[str, float] = {}
-    for path in paths:
-        opts = {"withhold": [path], "withhold_at_ms": round((w + T) * 1000)}
-        run_scn = base.with_(f"connections[{ci}].path_manager_options", opts).with_duration(w + 2 * T)
-        first = second = 0.0
+    for run in runs:
+        windows = []
         for seed in seed_list:
-            r = simulate(run_scn, seed=seed)
-            d0 = _delivered_at(r, flow, w, "<warmup>")
-            d1 = _delivered_at(r, flow, w + T, "<T>")
-            d2 = _delivered_at(r, flow, w + 2 * T, "<T>")
-            first += d1 - d0
-            second += d2 - d1
-        omegas[path] = omega_from_bytes(first, second)
+            r = simulate(run.scenario, seed=seed)
+            w, t1, t2 = run.marks_s
+            windows.append((_delivered_at(r, flow, w, "<warmup>"), _delivered_at(r, flow, t1, "<T>"),
+                            _delivered_at(r, flow, t2, "<T>")))
+        omegas[run.path] = omega_from_windows(windows)
     return omegas
 
 

@@ -123,9 +123,12 @@ def test_coefficient_files_agree_with_the_regression_equations() -> None:
 
 
 def test_no_code_path_names_a_scenario() -> None:
-    src = (REPO / "python" / "mptcplab" / "mpcoa.py").read_text(encoding="utf-8")
-    for site in ("SRL", "UNIS", "HiN", "UiT", "HAW", "srl-hu"):
-        assert site not in src
+    files = sorted((REPO / "python" / "mptcplab" / "mpcoa").glob("*.py"))
+    assert {f.name for f in files} >= {"select.py", "fit.py", "pipeline.py"}
+    for f in files:
+        src = f.read_text(encoding="utf-8")
+        for site in ("SRL", "UNIS", "HiN", "UiT", "HAW", "srl-hu"):
+            assert site not in src, f"{f.name} names {site}"
 
 
 def _bad(tmp_path: Path, text: str) -> Path:
@@ -169,9 +172,9 @@ def test_good_minimal_file(tmp_path: Path) -> None:
 
 
 def test_cli_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["optimize", "scenarios/whatever.toml"]) == 2
+    assert main(["optimize", "scenarios/whatever.toml", "--from-coefficients", str(DATA / "srl-hu.toml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "not implemented yet" in err[0]
+    assert len(err) == 1 and "not both" in err[0]
     assert main(["optimize"]) == 2
     assert "--from-coefficients" in capsys.readouterr().err
     assert main(["optimize", "--from-coefficients", str(tmp_path / "missing.toml")]) == 2

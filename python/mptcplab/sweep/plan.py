@@ -49,6 +49,7 @@ class Point:
     scenario_json: str  # the point's scenario (seed set), compact JSON
     scenario_hash: str  # sha256 of the scenario without the seed: key = (hash, seed, version)
     kernel: bool = False  # a kernel-backend point: never run concurrently
+    marks_s: tuple[float, ...] = ()  # times at which the record keeps delivered bytes (run_point)
 
     def key(self, version: str) -> str:
         return f"{self.scenario_hash[:20]}-seed{self.seed}-v{version}"
@@ -66,6 +67,11 @@ class Plan:
     parameters: dict[str, list[Any]]
     source: str | None = None
     text_sha256: str = ""
+    # Sampled times (s) at which each point's record also keeps the bytes delivered per
+    # flow and acked per subflow, and the subflows' mean SRTT between the first and the
+    # last mark (`run_point`): goodput over a window, e.g. after a warm-up. Part of the
+    # point's key. Python API only (mptcplab.mpcoa uses it).
+    marks_s: tuple[float, ...] = ()
     _points: list[Point] | None = field(default=None, repr=False)
 
     @property
@@ -99,12 +105,15 @@ class Plan:
             except ScenarioError as err:
                 shown = ", ".join(f"{p} = {v!r}" for p, v in combo.items())
                 raise ScenarioError(_param_field(err.field, combo), f"{err.message} (at {shown})") from None
-            scenario_hash = hashlib.sha256(_without_seed(sc.to_dict()).encode()).hexdigest()
+            keyed = _without_seed(sc.to_dict())
+            if self.marks_s:  # a record with marks holds more than one without: another key
+                keyed += "|marks=" + ",".join(repr(float(m)) for m in self.marks_s)
+            scenario_hash = hashlib.sha256(keyed.encode()).hexdigest()
             kernel = is_kernel(sc.to_dict())
             for rep in range(self.repetitions):
                 seed = self.seed + rep
                 out.append(Point(len(out), dict(combo), rep, seed, sc.with_seed(seed).to_json(),
-                                 scenario_hash, kernel))
+                                 scenario_hash, kernel, tuple(self.marks_s)))
         self._points = out
         return out
 

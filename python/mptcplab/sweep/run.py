@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -37,8 +37,9 @@ def _version() -> str:
     return str(__version__)
 
 
-def run_point(scenario_json: str, expected_version: str) -> dict[str, Any]:
-    """Run one point (in a worker); return its record (summary tables as plain columns)."""
+def run_point(scenario_json: str, expected_version: str, marks_s: Sequence[float] = ()) -> dict[str, Any]:
+    """Run one point (in a worker); return its record (summary tables as plain columns,
+    and with `marks_s` the `marks` of `marks_record`)."""
     import json
 
     from ..api import simulate
@@ -49,12 +50,56 @@ def run_point(scenario_json: str, expected_version: str) -> dict[str, Any]:
         raise VersionMismatch(f"worker has mptcplab {version}, the sweep runs {expected_version}")
     t0 = time.perf_counter()
     res = simulate(Scenario.from_dict(json.loads(scenario_json)))
-    return {
+    record = {
         "version": version,
         "summary": plain_columns(res.columns("summary")),
         "subflow_summary": plain_columns(res.columns("subflow_summary")),
-        "wall_s": round(time.perf_counter() - t0, 6),
     }
+    if marks_s:
+        record["marks"] = marks_record(res, marks_s)
+    record["wall_s"] = round(time.perf_counter() - t0, 6)
+    return record
+
+
+def marks_record(res: Any, marks_s: Sequence[float]) -> dict[str, Any]:
+    """What a run delivered by each mark (sampled times, seconds; 0 = the start):
+
+    * ``flows``: ``{flow: [bytes delivered to the application by each mark]}``;
+    * ``subflows``: per subflow (``flow``, ``subflow``, ``path`` columns) ``bytes_acked``
+      by each mark and ``mean_srtt_ms``, the mean of the SRTT samples in
+      (first mark, last mark] (samples before the handshake, SRTT 0, left out).
+
+    A mark that is not a sample time (a multiple of run.sample_interval within the
+    run) raises `ScenarioError` on field ``<marks>``."""
+    conns = res.timeseries.connections
+    subs = res.timeseries.subflows
+    marks = [float(m) for m in marks_s]
+    sampled = conns["time_s"].to_numpy()
+    for t in marks:
+        if t != 0 and not (abs(sampled - t) < 1e-9).any():
+            raise ScenarioError("<marks>", f"no sample at {t} s: marks must be multiples of "
+                                "run.sample_interval within the run")
+
+    def by_mark(frame: Any, column: str) -> list[float]:
+        """`column` at each mark; 0 at t = 0 and before the first sample of `frame`
+        (a subflow opened after t has acked nothing by t)."""
+        out = []
+        for t in marks:
+            rows = frame[(frame["time_s"] - t).abs() < 1e-9]
+            out.append(float(rows[column].iloc[0]) if t != 0 and not rows.empty else 0.0)
+        return out
+
+    flows = {str(flow): by_mark(frame, "bytes_delivered") for flow, frame in conns.groupby("flow", sort=False)}
+    cols: dict[str, list[Any]] = {"flow": [], "subflow": [], "path": [], "bytes_acked": [], "mean_srtt_ms": []}
+    lo, hi = marks[0], marks[-1]
+    for (flow, sub), frame in subs.groupby(["flow", "subflow"], sort=True):
+        window = frame[(frame["time_s"] > lo + 1e-9) & (frame["time_s"] <= hi + 1e-9) & (frame["srtt_ms"] > 0)]
+        cols["flow"].append(str(flow))
+        cols["subflow"].append(int(sub))
+        cols["path"].append(str(frame["path"].iloc[0]))
+        cols["bytes_acked"].append(by_mark(frame, "bytes_acked"))
+        cols["mean_srtt_ms"].append(float(window["srtt_ms"].mean()) if not window.empty else None)
+    return {"time_s": marks, "flows": flows, "subflows": cols}
 
 
 def _die_with_parent() -> None:
@@ -182,7 +227,7 @@ def run_sweep(
         if bar and todo:
             bar.update(done, force=True)
         for p in kernel:  # kernel-backend points: one at a time, in this process
-            finished(p, run_point(p.scenario_json, version))
+            finished(p, run_point(p.scenario_json, version, p.marks_s))
         if rest:
             if scheduler:
                 _run_dask(rest, scheduler, version, finished)
@@ -204,10 +249,10 @@ def _run_local(points: list[Point], workers: int | None, version: str,
     n = min(workers or os.cpu_count() or 1, len(points))
     if n == 1:
         for p in points:
-            finished(p, run_point(p.scenario_json, version))
+            finished(p, run_point(p.scenario_json, version, p.marks_s))
         return
     with ProcessPoolExecutor(max_workers=n, initializer=_die_with_parent) as ex:
-        pending = {ex.submit(run_point, p.scenario_json, version): p for p in points}
+        pending = {ex.submit(run_point, p.scenario_json, version, p.marks_s): p for p in points}
         try:
             while pending:
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -239,7 +284,7 @@ def _run_dask(points: list[Point], address: str, version: str,
                                   f"(e.g. {w}: {v}); the sweep runs {version}")
         futs = {}
         for p in points:
-            fut = client.submit(run_point, p.scenario_json, version, pure=False)
+            fut = client.submit(run_point, p.scenario_json, version, p.marks_s, pure=False)
             futs[fut] = p
         for fut in as_completed(list(futs)):
             finished(futs[fut], fut.result())

@@ -1,7 +1,8 @@
 """MPCOA selection math on fitted curves (docs/mpcoa.md, reference path-managers.md §5.8).
 
 Per (path manager, congestion control) a fitted quadratic ``tp = a + b·bs + d·bs²``
-(throughput in Mbit/s, buffer size bs in MiB over ``BS = [0.5, 30]``). From those:
+(throughput in Mbit/s, buffer size bs in MiB over ``BS = [0.5, 30]``, seed 000 Eq. 9;
+another range with ``Coefficients.bs_range``). From those:
 
 * ``tp_max`` per curve: the maximum over BS (the vertex ``−b/(2d)`` when inside, else a
   boundary);
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 
 __all__ = [
     "BS_MAX", "BS_MIN", "CONGESTION_CONTROLS", "PATH_MANAGERS", "ClassicBound", "Coefficients",
@@ -81,6 +82,7 @@ class Coefficients:
     r_squared: float | None = None
     max_p_value: float | None = None
     classic: ClassicBound | None = None
+    bs_range: tuple[float, float] = (BS_MIN, BS_MAX)  # MiB: where tp_max and obs are sought
 
 
 @dataclass(frozen=True)
@@ -233,36 +235,37 @@ def load_coefficients(path: str | Path) -> Coefficients:
 
 
 # -- selection ----------------------------------------------------------------------------------
-def _max_on_grid(curve: Curve) -> tuple[float, float]:
-    """(tp_max, bs) of the curve over [BS_MIN, BS_MAX]."""
-    candidates = [BS_MIN, BS_MAX]
+def _max_on_grid(curve: Curve, lo: float = BS_MIN, hi: float = BS_MAX) -> tuple[float, float]:
+    """(tp_max, bs) of the curve over [lo, hi]."""
+    candidates = [lo, hi]
     if curve.d < 0:
         vertex = -curve.b / (2 * curve.d)
-        if BS_MIN < vertex < BS_MAX:
+        if lo < vertex < hi:
             candidates.append(vertex)
     best = max(candidates, key=lambda bs: (curve(bs), -bs))
     return curve(best), best
 
 
-def _smallest_at_least(curve: Curve, target: float, upper: float) -> float:
-    """Smallest bs in [BS_MIN, upper] with curve(bs) ≥ target (curve(upper) ≥ target)."""
-    if curve(BS_MIN) >= target:
-        return BS_MIN
+def _smallest_at_least(curve: Curve, target: float, upper: float, lo: float = BS_MIN) -> float:
+    """Smallest bs in [lo, upper] with curve(bs) ≥ target (curve(upper) ≥ target)."""
+    if curve(lo) >= target:
+        return lo
     a, b, d = curve.a - target, curve.b, curve.d
     if abs(d) < 1e-15:
         roots = [-a / b] if b else []
     else:
         sq = math.sqrt(max(b * b - 4 * d * a, 0.0))
         roots = [(-b - sq) / (2 * d), (-b + sq) / (2 * d)]
-    inside = [r for r in roots if BS_MIN - _EPS <= r <= upper + _EPS]
-    # f(BS_MIN) < target <= f(upper): exactly one crossing in between (f is a quadratic).
-    return min(max(r, BS_MIN) for r in inside) if inside else upper
+    inside = [r for r in roots if lo - _EPS <= r <= upper + _EPS]
+    # f(lo) < target <= f(upper): exactly one crossing in between (f is a quadratic).
+    return min(max(r, lo) for r in inside) if inside else upper
 
 
-def curve_optimum(curve: Curve, delta: float) -> CurveOptimum:
-    """tp_max, where, and obs/otp of one curve at sacrifice δ."""
-    tp_max, bs_max = _max_on_grid(curve)
-    obs = _smallest_at_least(curve, (1.0 - delta) * tp_max, bs_max)
+def curve_optimum(curve: Curve, delta: float, bs_range: tuple[float, float] = (BS_MIN, BS_MAX)) -> CurveOptimum:
+    """tp_max, where, and obs/otp of one curve at sacrifice δ (Eq. 10), over `bs_range` (MiB)."""
+    lo, hi = bs_range
+    tp_max, bs_max = _max_on_grid(curve, lo, hi)
+    obs = _smallest_at_least(curve, (1.0 - delta) * tp_max, bs_max, lo)
     return CurveOptimum(curve, tp_max, bs_max, obs, curve(obs))
 
 
@@ -272,7 +275,8 @@ def optimize(coef: Coefficients, delta: float = 0.07, literal_eq11: bool = False
         raise ScenarioError("--delta", f"expected a fraction in [0, 1), got {delta!r}")
     order = {(pm, cc): i for i, (pm, cc) in enumerate(
         (pm, cc) for pm in PATH_MANAGERS for cc in CONGESTION_CONTROLS)}
-    per_curve = [curve_optimum(c, delta) for _, c in sorted(coef.curves.items(), key=lambda kv: order[kv[0]])]
+    per_curve = [curve_optimum(c, delta, coef.bs_range)
+                 for _, c in sorted(coef.curves.items(), key=lambda kv: order[kv[0]])]
     notes: list[str] = []
     if literal_eq11:
         # Eq. 11 as printed: the smallest obs over every (PM, CC); ties to the higher otp.
@@ -289,7 +293,7 @@ def optimize(coef: Coefficients, delta: float = 0.07, literal_eq11: bool = False
             and set(sp_star) == set(coef.subflows):
         fullmesh = coef.curves.get(("FullMesh", best.curve.cc))
         if fullmesh is not None:
-            chosen = curve_optimum(fullmesh, delta)
+            chosen = curve_optimum(fullmesh, delta, coef.bs_range)
             notes.append(f"homogeneity: PCDC's SP* for {best.curve.cc} is all of SP, so PCDC is FullMesh; "
                          f"reporting FullMesh (PCDC's own curve: tp_max {best.tp_max:.3f} Mbit/s, "
                          f"OBS {best.obs:.2f} MiB, OTP {best.otp:.3f} Mbit/s)")
