@@ -43,6 +43,7 @@ class Context:
     reps: int | None = None
     workers: int | None = None
     ledger: Ledger = field(default_factory=Ledger)
+    out: Path = Path("repro")  # the output directory: a paper may keep stores there
 
     def seeds(self, full: int, quick: int) -> list[int]:
         """Seeds 1..n: the seed of repetition k is k (documented in every report)."""
@@ -62,7 +63,8 @@ def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers:
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ScenarioError("workers", f"expected an integer ≥ 1, got {workers!r}")
     module = importlib.import_module(f".{PAPERS[paper][0]}", __name__)
-    ctx = Context(quick=quick, reps=reps, workers=workers)
+    where = Path(out) if out is not None else Path("repro") / (paper + ("-quick" if quick else ""))
+    ctx = Context(quick=quick, reps=reps, workers=workers, out=where)
     t0 = time.monotonic()
     rep: Reproduction = module.run(ctx)
     from .. import __version__
@@ -80,7 +82,6 @@ def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers:
         **rep.meta,
     }
     rep.scenarios = {**led.scenarios, **rep.scenarios}
-    where = Path(out) if out is not None else Path("repro") / (paper + ("-quick" if quick else ""))
     rep.save(where)
     if report:
         try:
