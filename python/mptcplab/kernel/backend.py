@@ -12,9 +12,11 @@ import math
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -136,6 +138,7 @@ def run_kernel(
     exe = build_forwarder()
     wall0 = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="mptcplab-kernel-"))
+    old = _interrupt_on_term()
     try:
         with RunSpace() as space:
             emu = Emulator(space, plan, workdir)
@@ -146,15 +149,32 @@ def run_kernel(
             prefix = space.prefix
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     wall = time.monotonic() - wall0
     return _result(scn, plan, emu, raw, mptcp_cfg, prefix, wall)
+
+
+def _interrupt_on_term() -> dict[int, Any]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt, so the teardown runs as on Ctrl-C
+    (SIGKILL cannot be caught: the next start cleans up, see netns.py)."""
+    old: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return old
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        old[sig] = signal.signal(sig, handler)
+    return old
 
 
 def _flow_cfg(plan: Plan) -> list[dict[str, Any]]:
     return [{
         "name": f.name, "kind": f.kind, "cc": f.cc, "port": f.port, "start_s": f.start_s,
         "size_bytes": f.size_bytes, "client_ip": plan.paths[f.initial_path].client_ip,
-        "send_buffer": f.send_buffer, "receive_buffer": f.receive_buffer,
+        "send_buffer": f.send_buffer, "receive_buffer": f.so_rcvbuf,
     } for f in plan.flows]
 
 
@@ -360,14 +380,20 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         return {k: [r.get(k, NAN) for r in rows] for k in keys}
 
     ceiling, ceiling_src = stored_ceiling_mbps()
+    max_wnd: dict[str, int] = {}  # the peer's largest advertised window (tcpi_snd_wnd)
+    for r_ in sub_rows:
+        max_wnd[r_["flow"]] = max(max_wnd.get(r_["flow"], 0), r_["snd_wnd_bytes"])
     buffers = {
         f.name: {
             "receive_buffer_payload_bytes": f.receive_buffer,
+            "accounting": plan.receive_buffer_accounting,
             "so_rcvbuf_set": sres["flows"][f.name]["rcvbuf_set"],
             "so_rcvbuf_kernel": sres["flows"][f.name]["rcvbuf_kernel"],
+            "max_advertised_window_bytes": max_wnd.get(f.name),
             "send_buffer_payload_bytes": f.send_buffer,
-            "so_sndbuf_kernel": cres["flows"][f.name]["sndbuf_kernel"],
-            "mode": "fixed SO_RCVBUF" if f.receive_buffer else f"autotuning (tcp_rmem {TCP_RMEM})",
+            "so_sndbuf_kernel_at_start": cres["flows"][f.name]["sndbuf_kernel"],
+            "mode": (f"fixed: SO_RCVBUF = {f.so_rcvbuf} before listen (docs/kernel.md)" if f.receive_buffer
+                     else f"autotuning (tcp_rmem {TCP_RMEM})"),
         } for f in plan.flows
     }
     meta = {

@@ -21,6 +21,22 @@ KERNEL_CC = ("reno", "cubic", "bbr")  # the congestion controls this kernel has
 MAX_SUBFLOWS = 8  # `ip mptcp limits` accepts at most 8 (MPTCP_PM_ADDR_MAX-bound)
 SCHEDULE_STEP_S = 0.1  # ramps become stairs of this width
 DEFAULT_CEILING_MBPS = 400.0  # used when no selftest figure is stored (docs/kernel.md)
+# Receive buffers. The scenario gives payload bytes; Linux doubles SO_RCVBUF into
+# sk_rcvbuf (socket(7)), charges each queued segment its truesize, and advertises
+# sk_rcvbuf x scaling_ratio, the measured payload/truesize ratio (tcp_win_from_space;
+# 157/256 = 0.613 for 1448 B segments on these veths: a 200 000 B SO_RCVBUF gave a
+# 245 456 B window). The global calibration: SO_RCVBUF = B / (2 x 0.613), so the window
+# is about B payload bytes, as in the sim's "payload" accounting; with the sim's
+# "linux" accounting (2 B charged a payload byte), SO_RCVBUF = B / 2, so sk_rcvbuf = B.
+PAYLOAD_PER_TRUESIZE = 157 / 256
+
+
+def so_rcvbuf_for(payload_bytes: int, accounting: str) -> int:
+    if accounting == "linux":
+        return max(1, payload_bytes // 2)
+    return max(1, int(round(payload_bytes / (2 * PAYLOAD_PER_TRUESIZE))))
+
+
 SELFTEST_FILE = Path(os.environ.get("MPTCPLAB_CACHE", Path.home() / ".cache" / "mptcplab")) / "kernel-selftest.json"
 
 _NUM = r"\s*([0-9.]+(?:e[0-9]+)?)\s*"
@@ -100,9 +116,10 @@ class FlowPlan:
     size_bytes: int | None
     port: int
     send_buffer: int | None       # SO_SNDBUF (payload bytes; the kernel doubles it)
-    receive_buffer: int | None    # SO_RCVBUF before listen; None = autotuning (tcp_rmem)
+    receive_buffer: int | None    # payload bytes; None = autotuning (tcp_rmem)
     scheduler: str = "default"
     path_manager: str = "-"
+    so_rcvbuf: int | None = None  # what the receiver sets before listen (so_rcvbuf_for)
 
 
 @dataclass
@@ -121,6 +138,7 @@ class Plan:
     endpoints: list[int]        # path indices with an MPTCP endpoint on the client
     fullmesh: bool
     server_ip: str = "10.200.0.1"
+    receive_buffer_accounting: str = "payload"
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -164,9 +182,8 @@ def make_plan(scenario: Scenario) -> Plan:
         raise _refuse("tcp.recovery", "Linux always recovers with PRR (RFC 6937), not NewReno")
     if raw_tcp.get("pacing") is True:
         raise _refuse("tcp.pacing", "pacing for every subflow needs the fq qdisc, which this kernel lacks")
-    if "receive_buffer_accounting" in raw_tcp:
-        notes.append("tcp.receive_buffer_accounting is a sim model; the kernel has its own accounting")
-    if float(run.get("start_jitter") and seconds(run["start_jitter"]) or 0) > 0:
+    accounting = tcp.get("receive_buffer_accounting") or "payload"
+    if run.get("start_jitter") and seconds(run["start_jitter"]) > 0:
         notes.append("run.start_jitter: start offsets drawn with Python's random from the seed")
 
     links: list[LinkPlan] = []
@@ -286,6 +303,9 @@ def make_plan(scenario: Scenario) -> Plan:
 
     if not flows:
         raise _refuse("connections", "nothing to run: no connection and no flow")
+    for fl in flows:
+        if fl.receive_buffer is not None:
+            fl.so_rcvbuf = so_rcvbuf_for(fl.receive_buffer, accounting)
     used = {p for fl in flows for p in fl.paths}
     mss = size_bytes(tcp.get("mss") or "1448 B")
     if mss + 52 > 1500 + 512:
@@ -306,6 +326,7 @@ def make_plan(scenario: Scenario) -> Plan:
         endpoints=sorted(endpoints),
         fullmesh="fullmesh" in pm_seen,
         notes=notes,
+        receive_buffer_accounting=accounting,
     )
     if not used:
         raise _refuse("paths", "no flow uses a path")

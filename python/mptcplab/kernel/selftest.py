@@ -129,11 +129,29 @@ def selftest(quick: bool = False, store: bool = True, log: Callable[[str], None]
             log(f"loss {p}: measured {measured:.4f} (error {measured - p:+.4f}, binomial s.e. {se:.4f})")
         emu.control("loss 0 f 0.0")
 
-        emu.set_rate(0, "f", 10e9)
         emu.set_rate(0, "r", 10e9)
-        ceiling = _tcp_rate(space, plan, 3.0 if quick else 5.0)
-        report["ceiling_mbps"] = ceiling
-        log(f"ceiling: TCP through an unlimited link: {ceiling:.0f} Mbit/s")
+        emu.set_rate(0, "f", 10e9)
+        unlimited = _tcp_rate(space, plan, 3.0 if quick else 5.0)
+        report["unlimited_mbps"] = unlimited
+        log(f"TCP through an unlimited link: {unlimited:.0f} Mbit/s")
+        # The ceiling: the highest link rate that TCP still fills to 90 % (htb and the
+        # forwarder keeping up), at most the unlimited figure.
+        ceiling = 0.0
+        report["sweep"] = []
+        for rate_mbps in ([] if quick else [100, 200, 400, 800, 1600]):
+            if rate_mbps > unlimited * 1.1:
+                break
+            emu.set_rate(0, "f", rate_mbps * 1e6)
+            got = _tcp_rate(space, plan, 3.0)
+            if emu.forwarder is not None and emu.forwarder.poll() is not None:
+                raise RuntimeError(f"the forwarder stopped at {rate_mbps} Mbit/s (status "
+                                   f"{emu.forwarder.returncode}): {emu.forwarder_error()}")
+            report["sweep"].append({"rate_mbps": rate_mbps, "tcp_mbps": got, "fill": got / rate_mbps})
+            log(f"TCP through a {rate_mbps} Mbit/s link: {got:.0f} Mbit/s ({100 * got / rate_mbps:.0f} %)")
+            if got < 0.9 * rate_mbps:
+                break
+            ceiling = float(rate_mbps)
+        report["ceiling_mbps"] = min(unlimited, max(ceiling, unlimited if quick else ceiling)) or unlimited
     if store:
         SELFTEST_FILE.parent.mkdir(parents=True, exist_ok=True)
         SELFTEST_FILE.write_text(json.dumps({**report, "time": time.time()}, indent=1))
@@ -159,7 +177,13 @@ def format_selftest(rep: dict[str, Any]) -> str:
         ["loss", "probes", "measured", "error", "binomial s.e."],
         [[f"{r['loss']:g}", str(r["n"]), f"{r['measured']:.4f}", f"{r['err']:+.4f}", f"{r['std_err']:.4f}"]
          for r in rep["loss"]], right={0, 1, 2, 3, 4}))
-    lines.append(f"\nceiling: {rep['ceiling_mbps']:.0f} Mbit/s (TCP through one unlimited link; the forwarder's limit)")
+    if rep.get("sweep"):
+        lines.append("\nTCP (cubic) through one link, 1 ms delay, 3 s: where the emulator stops keeping up")
+        lines.append(render_table(["rate Mbit/s", "TCP Mbit/s (IP level)", "fill"],
+                                  [[f"{r['rate_mbps']:g}", f"{r['tcp_mbps']:.0f}", f"{100 * r['fill']:.0f} %"]
+                                   for r in rep["sweep"]], right={0, 1, 2}))
+    lines.append(f"\nTCP through an unlimited link: {rep['unlimited_mbps']:.0f} Mbit/s (the forwarder's limit)")
+    lines.append(f"ceiling: {rep['ceiling_mbps']:.0f} Mbit/s (highest rate filled to 90 %; --quick: the unlimited figure)")
     if rep.get("stored"):
         lines.append(f"stored in {rep['stored']}: the kernel backend refuses link rates above the ceiling")
     return "\n".join(lines)
