@@ -6,7 +6,7 @@ fails the run). The others check the plan and the refusals and run anywhere.
 
 The clean-up soak of issue 6 (50 runs, 10 killed with SIGKILL) is
 `test_runs_killed_with_sigkill_leave_nothing_behind_after_the_next_start` with
-MPTCPLAB_KERNEL_SOAK_RUNS=50; CI runs it with 5 runs, 2 of them killed.
+MPTCPLAB_KERNEL_SOAK_RUNS=50 (`pytest tests/python/test_kernel.py -k sigkill`); CI runs it with 5 runs, 2 of them killed.
 """
 from __future__ import annotations
 

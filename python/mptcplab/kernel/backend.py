@@ -350,7 +350,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         completed = s["done"] and f.size_bytes is not None and s["bytes"] >= f.size_bytes
         completion = s["end_s"] if completed else NAN
         delivered = s["bytes"] if completed else sres["delivered_at_end"][f.name]
-        span = (completion - f.start_s) if completed and completion <= plan.duration_s else active
+        span = active  # as the sim: bytes delivered over (duration - start), completed or not
         subs = [last[(f.name, sid)] for sid in sorted(set(ids[f.name].values()))]
         summary_rows.append({
             "flow": f.name, "kind": f.kind, "cc": c["cc"] or f.cc,
