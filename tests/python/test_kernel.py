@@ -252,3 +252,40 @@ def test_selftest_measures_delay_rate_and_loss_close_to_the_configuration():
     for row in rep["loss"]:
         assert abs(row["err"]) < 5 * row["std_err"], row
     assert rep["ceiling_mbps"] > 50
+
+
+@kernel
+def test_a_background_flow_shares_the_bottleneck_and_a_rate_step_is_applied_while_running():
+    from mptcplab.kernel import run_kernel
+
+    d = {
+        "name": "kernel-shared",
+        "run": {"duration": "4 s", "seed": 1, "sample_interval": "200 ms"},
+        "links": [
+            {"name": "a", "rate": "50 Mbit/s", "delay": "2 ms", "queue": "100 pkt"},
+            {"name": "b", "rate": "50 Mbit/s", "delay": "4 ms", "queue": "100 pkt"},
+            {"name": "bg", "rate": "50 Mbit/s", "delay": "2 ms", "queue": "100 pkt"},
+            {"name": "neck", "rate": "8 Mbit/s", "delay": "10 ms", "queue": "60 pkt",
+             "schedule": [{"at": "2 s", "rate": "4 Mbit/s", "direction": "forward"}]},
+        ],
+        "paths": [{"name": "pa", "links": ["a", "neck"]}, {"name": "pb", "links": ["b", "neck"]},
+                  {"name": "pbg", "links": ["bg", "neck"]}],
+        # small send buffers: what is still queued at the end drains within the drain time
+        "connections": [{"name": "mp", "paths": ["pa", "pb"], "cc": "cubic", "send_buffer": "128 KB",
+                         "app": {"kind": "bulk"}}],
+        "flows": [{"name": "tcp", "path": "pbg", "cc": "reno", "start": "500 ms", "send_buffer": "128 KB",
+                   "app": {"kind": "bulk"}}],
+    }
+    r = run_kernel(d)
+    s = r.summary.set_index("flow")
+    assert (s["integrity"] == "ok").all()
+    assert s.loc["tcp", "kind"] == "tcp" and s.loc["tcp", "cc"] == "reno" and s.loc["mp", "cc"] == "cubic"
+    assert s.loc["tcp", "bytes_delivered"] > 200_000 and s.loc["mp", "bytes_delivered"] > 200_000
+    # one queue for all three paths: together no more than the bottleneck carried
+    total = s["bytes_delivered"].sum() * 8 / 1e6
+    assert total < 8 * 2 + 4 * 2 + 1, total
+    assert [a[2:5] for a in r.meta["schedule_applied"]] == [["rate", "neck", "forward"]]
+    assert abs(r.meta["schedule_applied"][0][1] - 2.0) < 0.2
+    neck = r.timeseries.links
+    neck = neck[(neck.link == "neck") & (neck.direction == "forward")].set_index("time_s")["rate_mbps"]
+    assert neck.loc[1.8] == 8.0 and neck.loc[2.2] == 4.0
