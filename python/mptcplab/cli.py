@@ -167,6 +167,7 @@ class Progress:
         self.start = time.monotonic()
         self.last_plain = self.start
         self.drawn = False
+        self.label = "simulating"
 
     def __call__(self, sim_s: float, end_s: float) -> None:
         now = time.monotonic()
@@ -174,7 +175,7 @@ class Progress:
         if wall < self.after_s:
             return
         pct = 100.0 * sim_s / end_s if end_s > 0 else 0.0
-        text = f"simulating: {sim_s:7.1f} / {end_s:.1f} s ({pct:3.0f} %), {wall:.1f} s wall"
+        text = f"{self.label}: {sim_s:7.1f} / {end_s:.1f} s ({pct:3.0f} %), {wall:.1f} s wall"
         if self.tty:
             self.stream.write("\r" + text + "\x1b[K")
             self.drawn = True
@@ -216,8 +217,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from .kernel import run_kernel
 
             if progress is not None:
-                progress.after_s = 0.0
-                progress.every_s = 10.0
+                progress.label = "running on the kernel"
             result = run_kernel(scenario, seed=args.seed, duration=args.duration, progress=progress)
         else:
             result = simulate(scenario, seed=args.seed, duration=args.duration, progress=progress,
@@ -412,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     k = ksub.add_parser("cleanup", parents=[common],
                         help="remove what dead kernel runs left (every run also does this when it starts)")
     k.set_defaults(func=cmd_kernel_cleanup)
-    p.set_defaults(func=lambda a: (p.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
+    p.set_defaults(func=lambda a, kp=p: (kp.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
 
     p = sub.add_parser("list", parents=[common], help="list congestion controls, schedulers, path managers, apps")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import platform
 import shutil
 import signal
@@ -281,7 +280,6 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
     integrity = _check_integrity(plan, cres, sres)
     dt = plan.sample_s
     path_of_ip = {p.client_ip: p for p in plan.paths}
-    flow_by_name = {f.name: f for f in plan.flows}
 
     sub_rows: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
