@@ -218,8 +218,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             if progress is not None:
                 progress.label = "running on the kernel"
-            result = run_kernel(scenario, seed=args.seed, duration=args.duration, progress=progress)
+            result = run_kernel(scenario, seed=args.seed, duration=args.duration, progress=progress, pcap=args.pcap)
         else:
+            if args.pcap:
+                raise ScenarioError("--pcap", "packet captures come from the kernel backend (--backend kernel)")
             result = simulate(scenario, seed=args.seed, duration=args.duration, progress=progress,
                               trace=args.trace, trace_flows=args.trace_flow)
     finally:
@@ -400,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     p.add_argument("--backend", choices=("sim", "kernel"), default="sim",
                    help="sim (default) or kernel: the Linux MPTCP stack in network namespaces (docs/kernel.md)")
+    p.add_argument("--pcap", metavar="DIR", help="kernel backend: write one packet capture per path into DIR")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("kernel", parents=[common], help="the kernel backend's tools (docs/kernel.md)")

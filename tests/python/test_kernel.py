@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -107,10 +108,10 @@ def test_missing_cap_net_admin_is_refused_in_one_line():
 
 # -- runs on the kernel (root) -------------------------------------------------------------
 @kernel
-def test_a_two_path_bulk_run_moves_data_on_both_subflows_and_passes_the_integrity_check():
+def test_a_two_path_bulk_run_moves_data_on_both_subflows_and_passes_the_integrity_check(tmp_path):
     from mptcplab.kernel import run_kernel
 
-    r = run_kernel(two_path_scenario("3 s"))
+    r = run_kernel(two_path_scenario("3 s"), pcap=tmp_path)
     s = r.summary.iloc[0]
     assert r.meta["backend"] == "kernel" and r.meta["kernel"]
     assert s["integrity"] == "ok" and s["app_bytes_received"] == s["app_bytes_sent"] > 0
@@ -127,6 +128,18 @@ def test_a_two_path_bulk_run_moves_data_on_both_subflows_and_passes_the_integrit
     fwd0 = links[(links.link == "l0") & (links.direction == "forward")]
     assert fwd0["delivered_pkts"].iloc[-1] > 1000 and (fwd0["rate_mbps"] == 10.0).all()
     assert r.subflow_events["path"].iloc[0] == "p0"  # the initial subflow on initial_path
+    # one capture per path: pcap header (ns timestamps), frames from that path's address
+    for i, name in enumerate(["p0", "p1"]):
+        data = (tmp_path / f"{name}.pcap").read_bytes()
+        assert struct.unpack_from("<I", data, 0)[0] == 0xA1B23C4D
+        frames, off, from_client = 0, 24, 0
+        while off + 16 <= len(data):
+            cap = struct.unpack_from("<I", data, off + 8)[0]
+            frame = data[off + 16: off + 16 + cap]
+            frames += 1
+            from_client += frame[26:30] == bytes([10, 100, i, 1])
+            off += 16 + cap
+        assert off == len(data) and frames > 500 and from_client > frames / 3
 
 
 @kernel

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import platform
 import shutil
 import signal
@@ -117,13 +118,16 @@ def run_kernel(
     progress: Callable[[float, float], None] | None = None,
     *,
     drain_s: float = 10.0,
+    pcap: str | os.PathLike[str] | None = None,
     _corrupt_receive: bool = False,
 ) -> Result:
     """Run `scenario` on the kernel and return a `Result` (docs/kernel.md).
 
     `drain_s`: after the duration, how long the senders wait for the data still
     buffered to arrive before they abort; the integrity check then covers the prefix
-    that arrived. `_corrupt_receive` is a test hook: the receiver flips one bit.
+    that arrived. `pcap`: a directory for one capture per path (`<path>.pcap`, the
+    first 128 bytes of each frame where it leaves and reaches the client).
+    `_corrupt_receive` is a test hook: the receiver flips one bit.
     """
     from ..api import as_scenario
 
@@ -134,17 +138,25 @@ def run_kernel(
         scn = scn.with_duration(duration)
     check_environment()
     plan = make_plan(scn)
+    pcap_dir = None
+    if pcap is not None:
+        pcap_dir = Path(pcap).resolve()
+        try:
+            pcap_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ScenarioError("--pcap", f"cannot create '{pcap_dir}': {err.strerror}") from None
     exe = build_forwarder()
     wall0 = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="mptcplab-kernel-"))
     old = _interrupt_on_term()
     try:
         with RunSpace() as space:
-            emu = Emulator(space, plan, workdir)
+            emu = Emulator(space, plan, workdir, pcap_dir)
             emu.build()
             emu.start_forwarder(exe)
             mptcp_cfg = emu.configure_mptcp()
             raw = _drive(space, emu, plan, drain_s, _corrupt_receive, progress)
+            emu.stop_forwarder()
             prefix = space.prefix
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -419,6 +431,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         "schedule_step_s": SCHEDULE_STEP_S,
         "schedule_applied": raw["applied"],
         "notes": plan.notes,
+        "pcap": emu.pcap_files,
         "tcp_wmem": TCP_WMEM,
     }
     columns = {

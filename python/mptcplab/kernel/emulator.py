@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -70,8 +71,10 @@ def htb_burst(rate_bps: float, mtu: int) -> int:
 
 
 class Emulator:
-    def __init__(self, space: RunSpace, plan: Plan, workdir: Path) -> None:
+    def __init__(self, space: RunSpace, plan: Plan, workdir: Path, pcap_dir: Path | None = None) -> None:
         self.space = space
+        self.pcap_dir = pcap_dir
+        self.pcap_files: dict[str, str] = {}
         self.plan = plan
         self.workdir = workdir
         self.forwarder: subprocess.Popen[str] | None = None
@@ -183,6 +186,12 @@ class Emulator:
         for p in plan.paths:
             lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
                          + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))
+        if self.pcap_dir is not None:
+            for p in plan.paths:
+                name = re.sub(r"[^A-Za-z0-9_.~-]", "_", p.name)
+                f = self.pcap_dir / f"{name}.pcap"
+                self.pcap_files[p.name] = str(f)
+                lines.append(f"pcap {p.index} {f}")
         return "\n".join(lines) + "\n"
 
     def start_forwarder(self, exe: Path) -> None:
@@ -195,6 +204,17 @@ class Emulator:
         line = self.forwarder.stdout.readline() if self.forwarder.stdout else ""
         if not line.startswith("ready"):
             raise RuntimeError(f"the forwarder did not start: {self.forwarder_error() or line.strip()}")
+
+    def stop_forwarder(self, timeout_s: float = 3.0) -> None:
+        """End of the control pipe: the forwarder closes its captures and exits."""
+        if self.forwarder is None or self.forwarder.poll() is not None:
+            return
+        if self.forwarder.stdin is not None:
+            self.forwarder.stdin.close()
+        try:
+            self.forwarder.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
 
     def forwarder_error(self) -> str:
         try:

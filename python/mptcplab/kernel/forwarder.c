@@ -24,6 +24,8 @@
  *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS
  *   path CLIENT_IP CLIENT_PORT SERVER_PORT NF L.. NR L..
  *        (forward links client->server, reverse links server->client, by link index)
+ *   pcap PATH FILE        (capture PATH's frames where they leave and reach the client,
+ *                          first 128 bytes, in the classic pcap format, pcap-savefile(5))
  * Control on stdin: "delay L f|r NS", "loss L f|r P", "state L f|r 0|1", "stats"
  * (answers one "link L DIR in lost down qdrop out held" line a link and direction,
  * then "end"). End of stdin = exit 0.
@@ -92,6 +94,7 @@ struct path {
     int client_port, server_port;
     int n[2];
     int hop[2][MAX_HOPS];
+    FILE *pcap; /* optional capture at the client side of the path */
 };
 
 static int nports, nlinks, npaths;
@@ -106,6 +109,24 @@ static uint64_t seed = 1;
 static void die(const char *what, int err) {
     fprintf(stderr, "forwarder: %s: %s\n", what, strerror(err));
     exit(3);
+}
+
+#define PCAP_SNAPLEN 128
+
+static void pcap_open(struct path *p, const char *file) {
+    p->pcap = fopen(file, "w");
+    if (!p->pcap) die(file, errno);
+    /* magic (nanosecond timestamps), version 2.4, tz 0, sigfigs 0, snaplen, Ethernet */
+    uint32_t hdr[6] = {0xa1b23c4d, 0x00040002, 0, 0, PCAP_SNAPLEN, 1};
+    fwrite(hdr, sizeof hdr, 1, p->pcap);
+}
+
+static void pcap_write(struct path *p, const uint8_t *data, size_t len, int64_t t) {
+    if (!p->pcap) return;
+    uint32_t cap = len < PCAP_SNAPLEN ? (uint32_t)len : PCAP_SNAPLEN;
+    uint32_t rec[4] = {(uint32_t)(t / 1000000000LL), (uint32_t)(t % 1000000000LL), cap, (uint32_t)len};
+    fwrite(rec, sizeof rec, 1, p->pcap);
+    fwrite(data, cap, 1, p->pcap);
 }
 
 static int64_t now_ns(void) {
@@ -187,6 +208,10 @@ static void load_config(const char *file) {
                 for (int i = 0; i < 4; i++) l->d[d].rng[i] = splitmix64(&x);
             }
             nlinks++;
+        } else if (!strcmp(tok, "pcap")) {
+            int pi = atoi(strtok(NULL, " \t\n"));
+            if (pi < 0 || pi >= npaths) die("pcap: no such path", EINVAL);
+            pcap_open(&paths[pi], strtok(NULL, " \t\n"));
         } else if (!strcmp(tok, "path")) {
             if (npaths >= MAX_PATHS) die("too many paths", E2BIG);
             struct path *p = &paths[npaths];
@@ -251,6 +276,7 @@ static void to_hop(uint32_t pi, int d, int i, const uint8_t *data, size_t len, i
     if (i < p->n[d]) {
         enter_link(p->hop[d][i], d, pi, data, len, t);
     } else {
+        if (d == REV) pcap_write(p, data, len, now_ns());
         send_port(d == FWD ? p->server_port : p->client_port, data, len, NULL);
     }
 }
@@ -273,7 +299,11 @@ static void on_frame(int port, const uint8_t *buf, size_t len, int64_t t) {
     memcpy(&src, buf + 14 + 12, 4);
     memcpy(&dst, buf + 14 + 16, 4);
     for (int i = 0; i < npaths; i++) {
-        if (paths[i].client_port == port && paths[i].client_ip == src) { to_hop(i, FWD, 0, buf, len, t); return; }
+        if (paths[i].client_port == port && paths[i].client_ip == src) {
+            pcap_write(&paths[i], buf, len, t);
+            to_hop(i, FWD, 0, buf, len, t);
+            return;
+        }
     }
     for (int l = 0; l < nlinks; l++) {
         if (links[l].b == port) { /* left link l going forward */
@@ -389,6 +419,15 @@ static void control_line(char *line) {
     } else fprintf(stderr, "forwarder: unknown control command: %s\n", cmd);
 }
 
+static volatile sig_atomic_t stop_requested;
+static void on_term(int sig) { (void)sig; stop_requested = 1; }
+
+static int finish(int status) {
+    for (int i = 0; i < npaths; i++)
+        if (paths[i].pcap) fclose(paths[i].pcap);
+    return status;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: forwarder CONFIG\n");
@@ -410,6 +449,10 @@ int main(int argc, char **argv) {
         struct sched_param sp = {.sched_priority = 10};
         sched_setscheduler(0, SCHED_FIFO, &sp);
     }
+    /* SIGTERM: leave the loop and close the captures (ppoll returns EINTR). */
+    struct sigaction sa = {0};
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
     load_config(argv[1]);
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("ready %d ports %d links %d paths\n", nports, nlinks, npaths);
@@ -440,6 +483,7 @@ int main(int argc, char **argv) {
             nanosleep(&nap, NULL);
             awake_since = now_ns();
         }
+        if (stop_requested) return finish(0);
         if (r < 0) {
             if (errno == EINTR) continue;
             die("ppoll", errno);
@@ -447,7 +491,7 @@ int main(int argc, char **argv) {
         if (r > 0) {
             if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
                 ssize_t n = read(0, ctl + ctl_len, sizeof ctl - 1 - ctl_len);
-                if (n <= 0) return 0; /* parent closed the control pipe */
+                if (n <= 0) return finish(0); /* parent closed the control pipe */
                 ctl_len += (size_t)n;
                 ctl[ctl_len] = 0;
                 char *nl;
