@@ -94,12 +94,16 @@ class Emulator:
             "net.ipv4.conf.all.rp_filter": "0",
             "net.ipv4.conf.default.rp_filter": "0",
             "net.mptcp.enabled": "1",
+            # the in-kernel path manager and the default scheduler (mptcp-sysctl.rst)
+            "net.mptcp.pm_type": "0",
+            "net.mptcp.scheduler": "default",
             "net.ipv4.tcp_rmem": f'"{TCP_RMEM}"',
             "net.ipv4.tcp_wmem": f'"{TCP_WMEM}"',
             "net.ipv4.tcp_no_metrics_save": "1",
         }
+        optional = frozenset({"net.mptcp.pm_type", "net.mptcp.scheduler"})
         for role, values in (("c", host), ("s", host), ("r", common)):
-            sp.sysctl(role, values)
+            sp.sysctl(role, values, optional)
             self.sysctls[role] = {k: v.strip('"') for k, v in values.items()}
         mtu = plan.mtu
         # veth pairs, created straight inside our namespaces (nothing in the root one).

@@ -214,13 +214,15 @@ class RunSpace:
             raise CommandError(f"`{' '.join(argv[:6])}` in {ns} failed: {(proc.stderr or proc.stdout).strip()}")
         return proc.stdout
 
-    def sysctl(self, role: str, values: dict[str, str]) -> None:
+    def sysctl(self, role: str, values: dict[str, str], optional: frozenset[str] = frozenset()) -> None:
         """Write per-namespace sysctls (procfs under /proc/sys/net follows the writer's
-        network namespace, proc(5))."""
-        script = ";".join(
-            f"echo {v!s} > /proc/sys/{k.replace('.', '/')}" for k, v in values.items()
-        )
-        self.exec(role, ["sh", "-ec", script])
+        network namespace, proc(5)); keys in `optional` are skipped where the kernel
+        does not have them."""
+        parts = []
+        for k, v in values.items():
+            f = f"/proc/sys/{k.replace('.', '/')}"
+            parts.append(f"[ ! -e {f} ] || echo {v!s} > {f}" if k in optional else f"echo {v!s} > {f}")
+        self.exec(role, ["sh", "-ec", "; ".join(parts)])
 
 
 def cleanup_stale() -> list[str]:
