@@ -302,3 +302,24 @@ def test_a_background_flow_shares_the_bottleneck_and_a_rate_step_is_applied_whil
     neck = r.timeseries.links
     neck = neck[(neck.link == "neck") & (neck.direction == "forward")].set_index("time_s")["rate_mbps"]
     assert neck.loc[1.8] == 8.0 and neck.loc[2.2] == 4.0
+
+
+def test_a_kernel_without_mptcp_is_refused_in_one_line(monkeypatch):
+    from mptcplab.kernel import backend
+
+    real = backend.Path
+
+    class NoMptcp(type(real())):  # the concrete Path class of this platform
+        def read_text(self, *a, **k):
+            if str(self).startswith("/proc/sys/net/mptcp"):
+                raise FileNotFoundError(str(self))
+            if str(self) == "/proc/self/status":
+                return "CapEff:\t000001ffffffffff\n"  # as root: CAP_NET_ADMIN present
+            return super().read_text(*a, **k)
+
+    monkeypatch.setattr(backend, "Path", NoMptcp)
+    with pytest.raises(ScenarioError) as err:
+        backend.check_environment()
+    assert err.value.field == "--backend"
+    assert err.value.message == ("kernel: this kernel has no MPTCP (no net.mptcp sysctls); "
+                                 "the sim backend runs this scenario")
