@@ -49,9 +49,15 @@ def two_path_scenario(duration: str = "3 s") -> dict:
     ("links[0].loss_model", {"kind": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.3,
                              "loss_bad": 0.5}, "links[0].loss_model"),
     ("links[0].rate", "100 Gbit/s", "links[0].rate"),
+    ("run.sample_interval", "1 ms", "run.sample_interval"),
+    ("tcp.recovery", "newreno", "tcp.recovery"),
+    ("connections[0].app", {"kind": "bulk", "size": "1 MB"}, None),
 ])
 def test_what_the_kernel_cannot_run_is_refused_naming_the_field_and_the_sim_backend(field, value, named):
     scn = Scenario.from_dict(two_path_scenario()).with_(field, value)
+    if named is None:  # a control: this one is accepted
+        assert make_plan(scn).flows[0].size_bytes == 1_000_000
+        return
     with pytest.raises(ScenarioError) as err:
         make_plan(scn)
     assert err.value.field == named

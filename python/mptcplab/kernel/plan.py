@@ -20,6 +20,7 @@ from ..scenario import Scenario
 KERNEL_CC = ("reno", "cubic", "bbr")  # the congestion controls this kernel has
 MAX_SUBFLOWS = 8  # `ip mptcp limits` accepts at most 8 (MPTCP_PM_ADDR_MAX-bound)
 SCHEDULE_STEP_S = 0.1  # ramps become stairs of this width
+MIN_SAMPLE_S = 0.01  # finest sample interval
 DEFAULT_CEILING_MBPS = 200.0  # no selftest stored: the figure measured on the project machine (docs/kernel.md)
 # Receive buffers. The scenario gives payload bytes; Linux doubles SO_RCVBUF into
 # sk_rcvbuf (socket(7)), charges each queued segment its truesize, and advertises
@@ -343,4 +344,7 @@ def make_plan(scenario: Scenario) -> Plan:
                       f"ceiling {ceiling:.0f} Mbit/s ({source})")
     if not math.isfinite(plan.duration_s) or plan.duration_s <= 0:
         raise _refuse("run.duration", "must be positive")
+    if plan.sample_s < MIN_SAMPLE_S:
+        raise _refuse("run.sample_interval", f"the kernel backend samples every {MIN_SAMPLE_S * 1000:g} ms at "
+                      "the finest (getsockopt and tc from Python)")
     return plan
