@@ -94,11 +94,19 @@ def format_summary(result: Any) -> str:
     wall = _num(meta.get("wall_s"))
     sim = _num(meta.get("duration_s"))
     speed = f" ({sim / wall:.0f}x real time)" if wall and sim else ""
-    head = (
+    if meta.get("backend") == "kernel":
+        initial = ", ".join(f"{f} on {p}" for f, p in (meta.get("initial_paths") or {}).items())
+        head = (
+            f"mptcplab {meta.get('version', '?')} · {meta.get('scenario_name', '?')} · kernel backend, Linux "
+            f"{meta.get('kernel', '?')} · {fmt_float(sim, 1)} s run in {fmt_float(wall, 1)} s wall · "
+            f"initial subflow: {initial or '-'}"
+        )
+    else:
+        head = (
         f"mptcplab {meta.get('version', '?')} · {meta.get('scenario_name', '?')} · seed {meta.get('seed', '?')} · "
         f"{fmt_float(sim, 1)} s simulated in {fmt_float(wall, 2)} s wall{speed} · "
         f"{fmt_count(meta.get('events'))} events"
-    )
+        )
     flows = _rows(result.columns("summary"))
     flow_rows = []
     for f in flows:
@@ -188,6 +196,7 @@ class Progress:
         self.start = time.monotonic()
         self.last_plain = self.start
         self.drawn = False
+        self.label = "simulating"
 
     def __call__(self, sim_s: float, end_s: float) -> None:
         now = time.monotonic()
@@ -195,7 +204,7 @@ class Progress:
         if wall < self.after_s:
             return
         pct = 100.0 * sim_s / end_s if end_s > 0 else 0.0
-        text = f"simulating: {sim_s:7.1f} / {end_s:.1f} s ({pct:3.0f} %), {wall:.1f} s wall"
+        text = f"{self.label}: {sim_s:7.1f} / {end_s:.1f} s ({pct:3.0f} %), {wall:.1f} s wall"
         if self.tty:
             self.stream.write("\r" + text + "\x1b[K")
             self.drawn = True
@@ -231,8 +240,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenario = _load_scenario(args.scenario)
     progress = None if args.no_progress else Progress()
     try:
-        result = simulate(scenario, seed=args.seed, duration=args.duration, progress=progress, trace=args.trace,
-                          trace_flows=args.trace_flow)
+        if args.backend == "kernel":
+            if args.trace or args.trace_flow:
+                raise ScenarioError("--trace", "the kernel backend writes no packet trace; the sim backend does")
+            from .kernel import run_kernel
+
+            if progress is not None:
+                progress.label = "running on the kernel"
+            result = run_kernel(scenario, seed=args.seed, duration=args.duration, progress=progress, pcap=args.pcap)
+        else:
+            if args.pcap:
+                raise ScenarioError("--pcap", "packet captures come from the kernel backend (--backend kernel)")
+            result = simulate(scenario, seed=args.seed, duration=args.duration, progress=progress,
+                              trace=args.trace, trace_flows=args.trace_flow)
     finally:
         if progress is not None:
             progress.close()
@@ -445,6 +465,28 @@ def _seconds_option(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
 
 
+def cmd_kernel_selftest(args: argparse.Namespace) -> int:
+    from .kernel import check_environment
+    from .kernel.selftest import format_selftest, selftest
+
+    check_environment()
+    report = selftest(quick=args.quick, store=not args.no_store,
+                      log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(format_selftest(report))
+    return EXIT_OK
+
+
+def cmd_kernel_cleanup(args: argparse.Namespace) -> int:
+    from .kernel import check_environment
+    from .kernel.netns import cleanup_stale, leftovers
+
+    check_environment()
+    removed = cleanup_stale()
+    left = leftovers()
+    print(f"removed {len(removed)} namespaces of dead runs; {len(left['namespaces'])} namespaces of live runs remain")
+    return EXIT_OK
+
+
 # -- entry point ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -466,7 +508,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-flow", action="append", metavar="NAME",
                    help="trace only this flow (repeatable; default: every flow)")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.add_argument("--backend", choices=("sim", "kernel"), default="sim",
+                   help="sim (default) or kernel: the Linux MPTCP stack in network namespaces (docs/kernel.md)")
+    p.add_argument("--pcap", metavar="DIR", help="kernel backend: write one packet capture per path into DIR")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("kernel", parents=[common], help="the kernel backend's tools (docs/kernel.md)")
+    ksub = p.add_subparsers(dest="kernel_command", metavar="KERNEL_COMMAND")
+    k = ksub.add_parser("selftest", parents=[common], help="measure the link emulator: delay, rate, loss, ceiling")
+    k.add_argument("--quick", action="store_true", help="fewer points and shorter probes")
+    k.add_argument("--no-store", action="store_true",
+                   help="do not store the ceiling (the kernel backend refuses rates above the stored one)")
+    k.set_defaults(func=cmd_kernel_selftest)
+    k = ksub.add_parser("cleanup", parents=[common],
+                        help="remove what dead kernel runs left (every run also does this when it starts)")
+    k.set_defaults(func=cmd_kernel_cleanup)
+    p.set_defaults(func=lambda a, kp=p: (kp.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
 
     p = sub.add_parser("list", parents=[common], help="list congestion controls, schedulers, path managers, apps")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")

@@ -77,3 +77,66 @@ def tmp_toml(tmp_path: Path):
         path.write_text(text, encoding="utf-8")
         return path
     return write
+
+
+# -- kernel backend tests ------------------------------------------------------------------
+# Tests marked `kernel` run the Linux MPTCP stack in network namespaces: they need root
+# (CAP_NET_ADMIN), a kernel with MPTCP, and ip/tc/ethtool/cc. Elsewhere they skip with
+# the reason. With CI=true on a machine that can run them (root, MPTCP), a skipped
+# kernel test fails the session: CI must not pass by quietly running none of them.
+def kernel_skip_reason() -> str | None:
+    import shutil
+
+    if os.geteuid() != 0:
+        return "kernel backend tests need root (CAP_NET_ADMIN)"
+    if not Path("/proc/sys/net/mptcp/enabled").exists():
+        return "kernel backend tests need a kernel with MPTCP"
+    missing = [t for t in ("ip", "tc", "ethtool") if shutil.which(t) is None]
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        missing.append("cc")
+    if missing:
+        return f"kernel backend tests need {', '.join(missing)} (./dev install installs them)"
+    return None
+
+
+def _kernel_capable_ci() -> bool:
+    return (os.environ.get("CI", "").lower() == "true" and os.geteuid() == 0
+            and Path("/proc/sys/net/mptcp/enabled").exists())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "kernel: runs the Linux MPTCP stack in network namespaces (root)")
+    config._kernel_outcomes = {}  # type: ignore[attr-defined]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = kernel_skip_reason()
+    for item in items:
+        if item.get_closest_marker("kernel") and reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "kernel" not in report.keywords:
+        return
+    outcomes = getattr(pytest, "_mptcplab_kernel_outcomes", {})
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        outcomes[report.nodeid] = report.outcome
+    pytest._mptcplab_kernel_outcomes = outcomes  # type: ignore[attr-defined]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    outcomes = getattr(pytest, "_mptcplab_kernel_outcomes", {})
+    counts = {k: sum(1 for v in outcomes.values() if v == k) for k in ("passed", "failed", "skipped")}
+    terminalreporter.write_line(
+        f"kernel backend tests: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
+        + (f" ({kernel_skip_reason()})" if counts["skipped"] and kernel_skip_reason() else ""))
+    if counts["skipped"] and _kernel_capable_ci():
+        terminalreporter.write_line(
+            "error: CI=true on a root MPTCP machine, and kernel tests were skipped: failing the run")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    outcomes = getattr(pytest, "_mptcplab_kernel_outcomes", {})
+    if _kernel_capable_ci() and any(v == "skipped" for v in outcomes.values()):
+        session.exitstatus = 1

@@ -1,0 +1,291 @@
+"""The emulated network of a run: namespaces, veth pairs, qdiscs and the forwarder.
+
+    client ns                 router ns                                  server ns
+    c0 (10.100.0.1) ── rc0 ─┐                                    ┌─ rs0 ── s0 (10.200.0.1)
+    c1 (10.100.1.1) ── rc1 ─┤   forwarder (AF_PACKET, delay, loss) │
+                            └── la0 ═htb═> lb0 ... la1 ═htb═> lb1 ─┘
+
+One client interface per path (the path is told by the client address), one server
+interface, and one veth pair per scenario link inside the router namespace: the
+forwarder sends a frame into `la<k>` (forward) or `lb<k>` (reverse); the htb class
+(rate = ceil) over a pfifo (or bfifo) leaf on that end's egress is the link's rate
+and DropTail queue, and the frame comes out of the other end. A link shared by
+several paths is one queue (shared bottlenecks). Delay and loss are the forwarder's
+(forwarder.c), since this kernel has no netem.
+
+The hosts use static neighbour entries, so no ARP crosses the emulator, and IPv6 is
+off in every namespace, so no neighbour discovery or router solicitation does.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ..errors import ScenarioError
+from .netns import RunSpace, run
+from .plan import Plan
+
+CACHE = Path(os.environ.get("MPTCPLAB_CACHE", Path.home() / ".cache" / "mptcplab"))
+SOURCE = Path(__file__).with_name("forwarder.c")
+SERVER_MAC = "02:00:00:02:00:01"
+# Linux defaults (tcp(7)); written into each host namespace so that "unbounded" means
+# the same everywhere: receive autotuning up to tcp_rmem[2] = 6 MiB, the sim's default
+# receive buffer, and tcp_wmem[2] = 4 MiB, its default send buffer.
+TCP_RMEM = "4096 131072 6291456"
+TCP_WMEM = "4096 16384 4194304"
+
+
+def client_mac(p: int) -> str:
+    return f"02:00:00:01:{p // 256:02x}:{p % 256:02x}"
+
+
+def build_forwarder() -> Path:
+    """Compile forwarder.c once per source version into the cache directory."""
+    src = SOURCE.read_bytes()
+    exe = CACHE / f"forwarder-{hashlib.sha256(src).hexdigest()[:12]}"
+    if exe.is_file() and os.access(exe, os.X_OK):
+        return exe
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise ScenarioError("--backend", "kernel: needs a C compiler to build the forwarder "
+                            "(`./dev install` installs gcc); the sim backend runs without one")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = exe.with_suffix(f".tmp{os.getpid()}")
+    proc = subprocess.run([cc, "-O2", "-Wall", "-o", str(tmp), str(SOURCE)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"building the forwarder failed: {proc.stderr.strip()}")
+    tmp.replace(exe)
+    return exe
+
+
+def htb_burst(rate_bps: float, mtu: int) -> int:
+    """htb bucket: one frame, or 1 ms worth of bytes at high rates, so htb's timer can
+    keep up without letting bursts through that a real link would space out."""
+    return max(mtu + 14, int(rate_bps / 8 * 0.001))
+
+
+class Emulator:
+    def __init__(self, space: RunSpace, plan: Plan, workdir: Path, pcap_dir: Path | None = None) -> None:
+        self.space = space
+        self.pcap_dir = pcap_dir
+        self.pcap_files: dict[str, str] = {}
+        self.plan = plan
+        self.workdir = workdir
+        self.forwarder: subprocess.Popen[str] | None = None
+        self.rates: dict[tuple[int, str], float] = {}
+        self.tc_lines: list[str] = []
+        self.sysctls: dict[str, dict[str, str]] = {}
+        self.ports: list[str] = []
+
+    # -- building --------------------------------------------------------------------------
+    def build(self) -> None:
+        sp, plan = self.space, self.plan
+        common = {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"}
+        host = {
+            **common,
+            # Replies and subflows leave by source-routed interfaces; strict reverse path
+            # filtering would drop them (ip-sysctl.rst, rp_filter).
+            "net.ipv4.conf.all.rp_filter": "0",
+            "net.ipv4.conf.default.rp_filter": "0",
+            "net.mptcp.enabled": "1",
+            # the in-kernel path manager and the default scheduler (mptcp-sysctl.rst)
+            "net.mptcp.pm_type": "0",
+            "net.mptcp.scheduler": "default",
+            "net.ipv4.tcp_rmem": f'"{TCP_RMEM}"',
+            "net.ipv4.tcp_wmem": f'"{TCP_WMEM}"',
+            "net.ipv4.tcp_no_metrics_save": "1",
+        }
+        optional = frozenset({"net.mptcp.pm_type", "net.mptcp.scheduler"})
+        for role, values in (("c", host), ("s", host), ("r", common)):
+            sp.sysctl(role, values, optional)
+            self.sysctls[role] = {k: v.strip('"') for k, v in values.items()}
+        mtu = plan.mtu
+        # veth pairs, created straight inside our namespaces (nothing in the root one).
+        client_lines, router_lines, server_lines = [], [], []
+        r = sp.ns["r"]
+        for p in plan.paths:
+            client_lines.append(f"link add c{p.index} mtu {mtu} address {client_mac(p.index)} type veth "
+                                f"peer name rc{p.index} mtu {mtu} netns {r}")
+        server_lines.append(f"link add s0 mtu {mtu} address {SERVER_MAC} type veth peer name rs0 mtu {mtu} netns {r}")
+        for ln in plan.links:
+            router_lines.append(f"link add la{ln.index} mtu {mtu} type veth peer name lb{ln.index} mtu {mtu}")
+        sp.ip_batch("c", client_lines)
+        sp.ip_batch("s", server_lines)
+        sp.ip_batch("r", router_lines)
+        devs = {
+            "c": [f"c{p.index}" for p in plan.paths],
+            "s": ["s0"],
+            "r": [f"rc{p.index}" for p in plan.paths] + ["rs0"]
+            + [f"{e}{ln.index}" for ln in plan.links for e in ("la", "lb")],
+        }
+        # Offloads off on every veth: with TSO/GSO/GRO the forwarder would see 64 KB
+        # super-packets and htb would meter them as one; with tx checksum offload the
+        # frames it reads would carry unfilled checksums (ethtool(8) -K).
+        for role, names in devs.items():
+            script = "; ".join(f"ethtool -K {d} tso off gso off gro off tx off >/dev/null" for d in names)
+            sp.exec(role, ["sh", "-ec", script])
+        self.ports = devs["r"]
+        for role, names in devs.items():
+            sp.ip_batch(role, [f"link set {d} up" + (" promisc on" if role == "r" else "") for d in names]
+                        + ["link set lo up"])
+
+        # Addresses, per-source policy routing (one table per path), static neighbours.
+        metrics = f" initcwnd {plan.initial_cwnd} rto_min {int(round(plan.min_rto_s * 1000))}ms"
+        if not plan.delayed_ack:
+            metrics += " quickack 1"
+        srv = plan.server_ip
+        init = plan.flows[0].initial_path
+        lines = []
+        for p in plan.paths:
+            c = f"c{p.index}"
+            lines += [
+                f"addr add {p.client_ip}/32 dev {c}",
+                f"neigh add {srv} lladdr {SERVER_MAC} dev {c} nud permanent",
+                f"route add {srv}/32 dev {c} src {p.client_ip} table {100 + p.index}{metrics}",
+                f"rule add from {p.client_ip} table {100 + p.index} pref {1000 + p.index}",
+            ]
+        lines.append(f"route add {srv}/32 dev c{init} src {plan.paths[init].client_ip}{metrics}")
+        sp.ip_batch("c", lines)
+        lines = [f"addr add {srv}/32 dev s0"]
+        for p in plan.paths:
+            lines += [
+                f"neigh add {p.client_ip} lladdr {client_mac(p.index)} dev s0 nud permanent",
+                f"route add {p.client_ip}/32 dev s0 src {srv}{metrics}",
+            ]
+        sp.ip_batch("s", lines)
+
+        # Links: htb (rate = ceil) over a pfifo/bfifo leaf, per direction. `stab overhead
+        # -14` meters IP packets without the Ethernet header, as the sim counts rates
+        # (tc-stab(8)); the byte limit of a bfifo counts the same length.
+        tc = []
+        for ln in plan.links:
+            for dev, d, dr in ((f"la{ln.index}", "f", ln.fwd), (f"lb{ln.index}", "r", ln.rev)):
+                rate = int(round(dr.rate_bps))
+                burst = htb_burst(dr.rate_bps, mtu)
+                limit, unit = dr.queue
+                leaf = f"pfifo limit {max(1, limit)}" if unit == "pkt" else f"bfifo limit {max(mtu, limit)}"
+                tc += [
+                    f"qdisc add dev {dev} root handle 1: stab overhead -14 htb default 1",
+                    f"class add dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
+                    f"burst {burst} cburst {burst}",
+                    f"qdisc add dev {dev} parent 1:1 handle 10: {leaf}",
+                ]
+                self.rates[(ln.index, d)] = dr.rate_bps
+        sp.tc_batch("r", tc)
+        self.tc_lines = tc
+
+    def forwarder_config(self) -> str:
+        plan = self.plan
+        idx = {name: i for i, name in enumerate(self.ports)}
+        lines = [f"seed {plan.seed}"] + [f"port {p}" for p in self.ports]
+        for ln in plan.links:
+            lines.append(f"link {idx[f'la{ln.index}']} {idx[f'lb{ln.index}']} {int(round(ln.fwd.delay_s * 1e9))} "
+                         f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r}")
+        for p in plan.paths:
+            lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
+                         + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))
+        if self.pcap_dir is not None:
+            for p in plan.paths:
+                name = re.sub(r"[^A-Za-z0-9_.~-]", "_", p.name)
+                f = self.pcap_dir / f"{name}.pcap"
+                self.pcap_files[p.name] = str(f)
+                lines.append(f"pcap {p.index} {f}")
+        return "\n".join(lines) + "\n"
+
+    def start_forwarder(self, exe: Path) -> None:
+        conf = self.workdir / "forwarder.conf"
+        conf.write_text(self.forwarder_config())
+        err = open(self.workdir / "forwarder.stderr", "w")
+        self.forwarder = self.space.spawn([str(exe), str(conf)], "r", stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1)
+        err.close()
+        line = self.forwarder.stdout.readline() if self.forwarder.stdout else ""
+        if not line.startswith("ready"):
+            raise RuntimeError(f"the forwarder did not start: {self.forwarder_error() or line.strip()}")
+
+    def stop_forwarder(self, timeout_s: float = 3.0) -> None:
+        """End of the control pipe: the forwarder closes its captures and exits."""
+        if self.forwarder is None or self.forwarder.poll() is not None:
+            return
+        if self.forwarder.stdin is not None:
+            self.forwarder.stdin.close()
+        try:
+            self.forwarder.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def forwarder_error(self) -> str:
+        try:
+            return (self.workdir / "forwarder.stderr").read_text().strip()
+        except OSError:
+            return ""
+
+    def configure_mptcp(self) -> dict[str, Any]:
+        """Limits on both ends; on the client one endpoint per path of the connections
+        (`subflow`, plus `fullmesh`, plus `backup` for backup paths; ip-mptcp(8))."""
+        sp, plan = self.space, self.plan
+        limits = "limits set subflow 8 add_addr_accepted 8"
+        sp.ip("s", "mptcp", *limits.split())
+        sp.ip("c", "mptcp", *limits.split())
+        for k in plan.endpoints:
+            p = plan.paths[k]
+            flags = ["subflow"] + (["fullmesh"] if plan.fullmesh else []) + (["backup"] if p.backup else [])
+            sp.ip("c", "mptcp", "endpoint", "add", p.client_ip, "dev", f"c{k}", *flags)
+        return {
+            "client_endpoints": sp.ip("c", "mptcp", "endpoint", "show").strip().splitlines(),
+            "client_limits": sp.ip("c", "mptcp", "limits", "show").strip(),
+            "server_limits": sp.ip("s", "mptcp", "limits", "show").strip(),
+        }
+
+    # -- while running ---------------------------------------------------------------------
+    def control(self, line: str) -> None:
+        if self.forwarder is None or self.forwarder.stdin is None:
+            return
+        self.forwarder.stdin.write(line + "\n")
+        self.forwarder.stdin.flush()
+
+    def set_rate(self, link: int, d: str, bps: float) -> None:
+        dev = f"{'la' if d == 'f' else 'lb'}{link}"
+        rate = max(1000, int(round(bps)))
+        burst = htb_burst(rate, self.plan.mtu)
+        run(["tc", "-n", self.space.ns["r"], "class", "change", "dev", dev, "parent", "1:", "classid", "1:1",
+             "htb", "rate", f"{rate}bit", "ceil", f"{rate}bit", "burst", str(burst), "cburst", str(burst)])
+        self.rates[(link, d)] = bps
+
+    def forwarder_stats(self) -> dict[tuple[int, str], list[int]]:
+        """{(link, "f"|"r"): [in, lost, down, qdrop, out, held]}"""
+        self.control("stats")
+        out: dict[tuple[int, str], list[int]] = {}
+        assert self.forwarder is not None and self.forwarder.stdout is not None
+        while True:
+            line = self.forwarder.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the forwarder stopped: {self.forwarder_error()}")
+            parts = line.split()
+            if parts[0] == "end":
+                return out
+            out[(int(parts[1]), parts[2])] = [int(x) for x in parts[3:]]
+
+    def qdisc_stats(self) -> dict[tuple[int, str], dict[str, int]]:
+        """{(link, "f"|"r"): {queue_pkts, queue_bytes, sent_pkts, drops}} from tc -s -j."""
+        text = run(["tc", "-n", self.space.ns["r"], "-s", "-j", "qdisc", "show"])
+        out: dict[tuple[int, str], dict[str, int]] = {}
+        for q in json.loads(text or "[]"):
+            dev = q.get("dev", "")
+            if not (dev.startswith("la") or dev.startswith("lb")):
+                continue
+            key = (int(dev[2:]), "f" if dev.startswith("la") else "r")
+            d = out.setdefault(key, {"queue_pkts": 0, "queue_bytes": 0, "sent_pkts": 0, "drops": 0})
+            if q.get("kind") == "htb":
+                d["sent_pkts"] = int(q.get("packets", 0))
+            elif q.get("kind") in ("pfifo", "bfifo"):
+                d["queue_pkts"] = int(q.get("qlen", 0))
+                d["queue_bytes"] = int(q.get("backlog", 0))
+                d["drops"] = int(q.get("drops", 0))
+        return out
