@@ -9,18 +9,13 @@ subflow on path1 (5 Mbit/s) and path4 (1 Mbit/s), and receive buffers 200 KB and
 from __future__ import annotations
 
 import argparse
-import statistics
 
 from mptcplab import Scenario, simulate
+from mptcplab.stats import mean_ci
 
-T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
 
 
-def mean_ci(xs: list[float]) -> tuple[float, float]:
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, float("nan")
-    return m, T95.get(len(xs), 1.96) * statistics.stdev(xs) / len(xs) ** 0.5
+
 
 
 def main() -> None:

@@ -10,7 +10,6 @@ under named variants and seeds, measure goodput over a window, and report means 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -24,27 +23,7 @@ sys.path.insert(0, str(REPO / "python"))
 import mptcplab  # noqa: E402
 from mptcplab import Scenario  # noqa: E402
 
-# Two-sided 95 % Student t quantiles by degrees of freedom.
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-        10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
-
-
-def t95(df: int) -> float:
-    if df in _T95:
-        return _T95[df]
-    keys = sorted(k for k in _T95 if k <= df)
-    return _T95[keys[-1]] if df < 30 else 1.96
-
-
-def mean_ci(values: Iterable[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % confidence interval."""
-    v = [float(x) for x in values]
-    n = len(v)
-    m = sum(v) / n
-    if n < 2:
-        return m, float("nan")
-    sd = math.sqrt(sum((x - m) ** 2 for x in v) / (n - 1))
-    return m, t95(n - 1) * sd / math.sqrt(n)
+from mptcplab.stats import mean_ci  # noqa: E402
 
 
 @dataclass

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -33,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from repro_lib import REPO, mean_ci, t95, window_goodput  # noqa: E402
+from repro_lib import REPO, mean_ci, window_goodput  # noqa: E402
 
 import mptcplab  # noqa: E402
 from mptcplab import Scenario  # noqa: E402

@@ -51,7 +51,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from repro_lib import REPO, Variant, _apply, fmt, mean_ci, t95  # noqa: E402
+from repro_lib import REPO, Variant, _apply, mean_ci  # noqa: E402
+from mptcplab.stats import diff_ci  # noqa: E402
 
 import mptcplab  # noqa: E402
 from mptcplab import Scenario  # noqa: E402
@@ -108,16 +109,7 @@ def _one(args: tuple[str, str, str, int]) -> dict:
     }
 
 
-def diff_ci(a: list[float], b: list[float]) -> tuple[float, float]:
-    """mean(a) - mean(b) and its 95 % CI half-width (Welch)."""
-    ma, mb = sum(a) / len(a), sum(b) / len(b)
-    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1) / len(a)
-    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1) / len(b)
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return ma - mb, 0.0
-    df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0) + (vb ** 2 / (len(b) - 1) if vb else 0))
-    return ma - mb, t95(max(1, int(df))) * se
+
 
 
 def kB(x: float) -> str:

@@ -32,26 +32,9 @@ from mptcplab.stats import mean_ci  # noqa: E402
 SCENARIO = REPO / "scenarios/reproduce/seed002-streaming-lte.toml"
 DOC = REPO / "docs/reproductions/seed002.md"
 RUNS = REPO / "docs/reproductions/seed002-runs.json"
-CCS = ["lia", "olia", "balia", "wvegas"]
-NAMES = {"lia": "LIA", "olia": "OLIA", "balia": "BALIA", "wvegas": "wVegas"}
-P1, P2 = "path1", "path2"
-BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed002.py) -->", "<!-- generated:end -->"
+from mptcplab.reproduce.streaming import CCS, NAMES, P1, P2, PAPER  # noqa: E402  (seed 002 Table 1)
 
-# Seed 002 Table 1, (Reno, BBR) per MPTCP CC.
-PAPER = {
-    "upsilon_av": {"lia": (139, 115), "olia": (122, 118), "balia": (109, 112), "wvegas": (266, 120)},
-    "upsilon_max": {"lia": (726, 565), "olia": (556, 526), "balia": (491, 533), "wvegas": (860, 556)},
-    "zeta_av": {"lia": (61, 39), "olia": (43, 39), "balia": (35, 35), "wvegas": (193, 44)},
-    "zeta_max": {"lia": (83, 425), "olia": (423, 390), "balia": (353, 370), "wvegas": (726, 426)},
-    "tau1_av": {"lia": (71, 69), "olia": (71, 71), "balia": (67, 68), "wvegas": (66, 69)},
-    "tau1_max": {"lia": (202, 223), "olia": (225, 209), "balia": (226, 219), "wvegas": (206, 223)},
-    "tau2_av": {"lia": (64, 63), "olia": (65, 65), "balia": (62, 64), "wvegas": (60, 63)},
-    "tau2_max": {"lia": (221, 229), "olia": (242, 217), "balia": (229, 219), "wvegas": (218, 218)},
-    "d1": {"lia": (9.6, 10.2), "olia": (10.3, 8.2), "balia": (7.9, 7.8), "wvegas": (9.6, 12.3)},
-    "d2": {"lia": (8.0, 12.2), "olia": (12.7, 13.0), "balia": (10.5, 11.4), "wvegas": (8.1, 9.2)},
-    "thr_av": {"lia": (4.09, 4.57), "olia": (4.47, 4.72), "balia": (5.49, 5.47), "wvegas": (3.69, 3.75)},
-    "thr_max": {"lia": (10.74, 12.03), "olia": (11.01, 11.69), "balia": (13.66, 13.52), "wvegas": (8.76, 9.59)},
-}
+BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed002.py) -->", "<!-- generated:end -->"
 
 # (row label, metric key, paper key, digits)
 ROWS = [

@@ -14,14 +14,14 @@ the Markdown page and writes it to docs/reproductions/seed003.md.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from repro_lib import REPO, Variant, fmt, mean_ci, run_variants, t95  # noqa: E402
+from repro_lib import REPO, Variant, fmt, mean_ci, run_variants  # noqa: E402
+from mptcplab.stats import diff_ci  # noqa: E402
 
 EXP1 = "scenarios/reproduce/seed003-exp1-lia-reno-cubic.toml"
 EXP2 = "scenarios/reproduce/seed003-exp2-lia-vs-single-flow.toml"
@@ -46,16 +46,7 @@ def values(rows, variant, key):
     return [key(r) for r in rows if r["variant"] == variant]
 
 
-def diff_ci(a: list[float], b: list[float]) -> tuple[float, float]:
-    """mean(a) - mean(b) and the half-width of its 95 % CI (Welch-Satterthwaite)."""
-    ma, mb = sum(a) / len(a), sum(b) / len(b)
-    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1) / len(a)
-    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1) / len(b)
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return ma - mb, 0.0
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    return ma - mb, t95(max(1, int(df))) * se
+
 
 
 def paired(a: list[float], b: list[float]) -> tuple[int, float, float]:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from repro_lib import REPO, Variant, claims_md, fmt, mean_ci, ok, run_variants, write_generated  # noqa: E402
+from mptcplab.reproduce.checks import ratio_ci  # noqa: E402
 
 TABLE1 = REPO / "scenarios/reproduce/seed004-table1.toml"
 FIG17A = REPO / "scenarios/reproduce/seed004-fig17a.toml"
@@ -53,13 +53,7 @@ def stat(rows, key):
     return mean_ci([key(r) for r in rows])
 
 
-def ratio_ci(num: tuple[float, float], den: tuple[float, float]) -> tuple[float, float]:
-    """Ratio of two independent means and an approximate 95 % half-width (delta method)."""
-    (m1, h1), (m0, h0) = num, den
-    r = m1 / m0 if m0 else float("nan")
-    if m1 == 0 or m0 == 0:
-        return r, float("nan")
-    return r, abs(r) * math.sqrt((h1 / m1) ** 2 + (h0 / m0) ** 2)
+
 
 
 def disjoint(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from repro_lib import REPO, Variant, _apply, claims_md, fmt, mean_ci, ok, window_goodput, write_generated  # noqa: E402
+from mptcplab.reproduce.checks import ratio_ci  # noqa: E402
 
 import mptcplab  # noqa: E402
 from mptcplab import Scenario  # noqa: E402
@@ -53,13 +53,7 @@ F10_VARIANTS = {
 BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed004_arp.py) -->", "<!-- generated:end -->"
 
 
-def ratio_ci(num: tuple[float, float], den: tuple[float, float]) -> tuple[float, float]:
-    """Ratio of two independent means and an approximate 95 % half-width (delta method)."""
-    (m1, h1), (m0, h0) = num, den
-    r = m1 / m0 if m0 else float("nan")
-    if m1 == 0 or m0 == 0 or math.isnan(h1) or math.isnan(h0):
-        return r, float("nan")
-    return r, abs(r) * math.sqrt((h1 / m1) ** 2 + (h0 / m0) ** 2)
+
 
 
 # ------------------------------------------------------------------ one run

@@ -43,7 +43,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from .fit import Fit, fit_pm, require_statsmodels
-from .select import CONGESTION_CONTROLS, ClassicBound, Coefficients, Optimum, optimize
+from .select import ClassicBound, Coefficients, Optimum, optimize
 
 __all__ = ["CC_NAMES", "DEFAULT_GRID", "OptimizeReport", "PM_NAMES", "classic_inputs", "optimize_scenario",
            "parse_grid"]

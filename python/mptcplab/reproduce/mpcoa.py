@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from ..mpcoa import load_coefficients, optimize
 from . import Context
-from .checks import bar
 from .model import Claim, Figure, Reproduction, Table
 from .runner import REPO, scenario_path
 
