@@ -19,7 +19,7 @@ pub enum Stack {
     OutOfTree,
     /// Upstream Linux 6.x: no reinjection on a subflow RTO; an MPTCP-level retransmit
     /// timer and stale subflows instead; per-subflow send queues; subflows walked oldest
-    /// first (`list_add_tail` in `__mptcp_flush_join_list`).
+    /// first (`list_add_tail` onto `conn_list` in `__mptcp_subflow_connect`, subflow.c).
     Upstream,
 }
 
