@@ -29,6 +29,8 @@ __all__ = [
     "components",
     "congestion_controls",
     "plugins",
+    "profile_gaps",
+    "profiles",
     "schema",
     "simulate",
     "stats",
@@ -48,6 +50,27 @@ def congestion_controls() -> list[dict]:
     import json
 
     return json.loads(_core.congestion_controls_json())
+
+
+def profiles() -> list[dict]:
+    """Every profile a scenario's `run.profile` may name: its description, the defaults
+    it sets (field, value, kernel source) and the kernel mechanisms the simulator does
+    not model under it (`gaps`)."""
+    import json
+
+    return json.loads(_core.profiles_json())
+
+
+def profile_gaps(name: str) -> list[dict]:
+    """The known gaps of profile `name` ("upstream" or "out_of_tree"): one dict per
+    kernel mechanism the simulator leaves out, with `name` (stable), `kernel` (what the
+    kernel does, with its source) and `sim` (what the simulator does instead). A kernel
+    comparison prints these beside its figures."""
+    for p in profiles():
+        if p["name"] == name:
+            return list(p["gaps"])
+    known = ", ".join(p["name"] for p in profiles())
+    raise ValueError(f"unknown profile {name!r}; expected one of: {known}")
 
 
 def schema() -> str:

@@ -270,8 +270,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.markdown:
         print("### Congestion controls\n")
         print(_core.congestion_controls_markdown())
-        print("### Schedulers, path managers and applications\n")
+        print("### Schedulers, path managers, applications and profiles\n")
         print(_core.components_markdown())
+        print("### Profiles (`run.profile`)\n")
+        print(_core.profiles_markdown())
     else:
         print(render_table(["kind", "name", "description"], [list(c) for c in comps], right=set()))
     return EXIT_OK

@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod mptcp;
 pub mod net;
 pub mod options;
+pub mod profile;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
@@ -36,6 +37,9 @@ pub fn components() -> Vec<(&'static str, &'static str, &'static str)> {
     for a in app::REGISTRY {
         v.push(("application", a.name, a.description));
     }
+    for p in profile::REGISTRY {
+        v.push(("profile", p.name, p.description));
+    }
     v
 }
 
@@ -52,6 +56,9 @@ pub fn components_markdown() -> String {
     }
     for c in app::REGISTRY {
         s.push_str(&format!("| application | `{}` | {} | — |\n", c.name, cell(c.description)));
+    }
+    for p in profile::REGISTRY {
+        s.push_str(&format!("| profile (`run.profile`) | `{}` | {} | — |\n", p.name, cell(p.description)));
     }
     s
 }

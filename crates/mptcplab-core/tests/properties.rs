@@ -3,7 +3,7 @@
 //! The generator (seeded, so failures reproduce) covers link down/up, 100 % loss, receive
 //! buffers under 4 MSS, ramps, shared bottlenecks, background TCP flows, both recovery
 //! modes, every registered congestion control, scheduler and path manager with random
-//! options, and backup paths (issue 4, must-pass 9). Invariants are checked after every event:
+//! options, backup paths (issue 4, must-pass 9), and the upstream profile (issue 6). Invariants are checked after every event:
 //! bytes delivered once and in order, queues within limits, packet conservation at every
 //! link, every undelivered data byte still outstanding on some subflow, cwnd finite and
 //! >= its floor. The test prints the coverage it reached.
@@ -126,6 +126,11 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng, ra: &mut Rng) -> Case {
             "penalisation": r.chance(0.7),
         });
         pick_scheduler(rs, &mut conn, &mut features);
+        if conn["scheduler"] == "upstream" {
+            // Validation refuses them for the upstream scheduler (it has neither).
+            conn["opportunistic_retransmission"] = json!(false);
+            conn["penalisation"] = json!(false);
+        }
         let path_names: Vec<String> = ps.iter().map(|i| format!("p{i}")).collect();
         let (pm_name, pm_options) = pick_pm(pm, &path_names, &mut features);
         conn["path_manager"] = json!(pm_name);
@@ -287,11 +292,18 @@ fn invariants_hold_on_250_random_scenarios() {
     let mut rs = Rng::stream(2026, "property-test-schedulers");
     let mut r_pm = Rng::stream(2026, "property-test-generator/path-managers");
     let mut r_app = Rng::stream(2026, "property-test-generator/apps");
+    let mut r_prof = Rng::stream(2026, "property-test-generator/profile");
     let mut coverage: BTreeMap<&str, u32> = BTreeMap::new();
     let cases = 250;
     let mut total_events = 0u64;
     for case_no in 0..cases {
-        let case = gen_case(&mut r, &mut rs, &mut r_pm, &mut r_app);
+        let mut case = gen_case(&mut r, &mut rs, &mut r_pm, &mut r_app);
+        // The upstream stack (MPTCP retransmit timer, stale subflows, subflow send
+        // buffers) under every scheduler and path manager.
+        if r_prof.chance(0.3) {
+            case.scenario["run"]["profile"] = json!("upstream");
+            case.features.push("upstream profile");
+        }
         for f in &case.features {
             *coverage.entry(f).or_default() += 1;
         }
@@ -364,7 +376,7 @@ fn invariants_hold_on_250_random_scenarios() {
         assert!(coverage.get(sched.name).copied().unwrap_or(0) >= 5, "coverage of scheduler {:?} too low: {coverage:?}", sched.name);
     }
     let pms = mptcplab_core::mptcp::pm::REGISTRY.iter().map(|p| p.name);
-    for must in ["stream", "bounded stream", "delay samples", "link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path", "path-manager path subset"].into_iter().chain(pms) {
+    for must in ["upstream profile", "stream", "bounded stream", "delay samples", "link down/up", "100% loss", "receive buffer < 4 MSS", "ramp", "shared bottleneck", "backup path", "path-manager path subset"].into_iter().chain(pms) {
         assert!(coverage.get(must).copied().unwrap_or(0) >= 5, "coverage of {must:?} too low: {coverage:?}");
     }
 }

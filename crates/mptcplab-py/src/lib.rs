@@ -46,6 +46,14 @@ fn congestion_controls_markdown() -> String { mptcplab_core::cc::registry::markd
 #[pyfunction]
 fn components_markdown() -> String { mptcplab_core::components_markdown() }
 
+/// Profiles (`run.profile`): what each sets and the kernel mechanisms it leaves out, as JSON.
+#[pyfunction]
+fn profiles_json() -> String { mptcplab_core::profile::catalogue_json() }
+
+/// Profiles and the upstream profile's known gaps as Markdown tables.
+#[pyfunction]
+fn profiles_markdown() -> String { mptcplab_core::profile::markdown() }
+
 #[pyfunction]
 fn components() -> Vec<(&'static str, &'static str, &'static str)> { mptcplab_core::components() }
 
@@ -208,6 +216,7 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     meta.set_item("data_segments_sent", st.data_segments_sent)?;
     meta.set_item("acks_sent", st.acks_sent)?;
     meta.set_item("scenario_name", name)?;
+    meta.set_item("profile", sim.plan.profile.info().name)?;
     meta.set_item("trace_rows", sim.metrics.trace.len())?;
     out.set_item("meta", meta)?;
 
@@ -353,6 +362,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(congestion_controls_json, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(components_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     Ok(())

@@ -4,7 +4,8 @@
 use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
-use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowView};
+use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowMem, SubflowView};
+use super::upstream::{self as up, MetaUp, Stack, SubflowUp};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
@@ -48,7 +49,8 @@ pub enum SubflowStatus {
     Standby,
     /// Established backup subflow while no subflow is `Active`: it takes the data.
     Backup,
-    /// Potentially failed (`pf`): an RTO fired and nothing has arrived on it since.
+    /// Potentially failed (`pf`): an RTO fired and nothing has arrived on it since
+    /// (out-of-tree), or stale (upstream: MPTCP retransmission periods without an ACK).
     Failed,
     /// An otherwise `Active` subflow that the scheduler qualifies with a status of its
     /// own (`StatusNote`): RBPM's "inactive" (no new data), AR&P's "redundant".
@@ -98,8 +100,9 @@ pub struct Subflow {
     syn_sent_at: SimTime,
     syn_retries: u32,
     handshake_deadline: Option<SimTime>,
-    /// Pre-scheduled data (AR&P `Enqueue`), sent when cwnd allows.
-    pub queue: VecDeque<(u64, u32)>,
+    /// Data handed to the subflow and not sent yet (AR&P `Enqueue`, upstream `Push`),
+    /// sent when cwnd allows: (dsn, len, new data rather than a retransmission).
+    pub queue: VecDeque<(u64, u32, bool)>,
     pub queued_bytes: u64,
     pub rto_event_at: Option<SimTime>,
     pub delack_event_at: Option<SimTime>,
@@ -111,6 +114,8 @@ pub struct Subflow {
     pub sched: SchedCounters,
     /// Potentially failed (out-of-tree `tcp_sock.pf`): set by an RTO, cleared by the next
     /// segment that arrives on the subflow. Schedulers see such a subflow as unusable.
+    /// The upstream stack sets it for a stale subflow (`mptcp_subflow_context.stale`,
+    /// also cleared by the next ACK) and never at an RTO.
     pub pf: bool,
     /// Last reported status (see `SubflowStatus`).
     pub status: SubflowStatus,
@@ -120,6 +125,8 @@ pub struct Subflow {
     pub drops: NetDrops,
     /// Its SRTT at the connection's delay samples (τ_i of seed 002 Sec. IV).
     pub tau: TauStats,
+    /// Upstream stack: stale state and send buffer (`Stack::Upstream` only).
+    pub up: SubflowUp,
 }
 
 /// Data packets of one subflow dropped in the network, by cause: the ground truth a
@@ -174,6 +181,7 @@ impl Subflow {
             sched_status: None,
             drops: NetDrops::default(),
             tau: TauStats::default(),
+            up: SubflowUp::default(),
         })
     }
 }
@@ -206,6 +214,11 @@ pub struct ConnConfig {
     /// Record a delay sample per data segment at its DATA_ACK (streaming apps, or
     /// `run.delay_samples`); off for bulk runs, where it would only cost time.
     pub delay_samples: bool,
+    /// The MPTCP implementation the connection follows (`run.profile`).
+    pub stack: Stack,
+    /// Upstream stack without a `send_buffer`: the send buffers auto-tune
+    /// (`tcp_sndbuf_expand`, `__mptcp_sync_sndbuf`) and `send_buffer` is only the start.
+    pub send_buffer_auto: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -217,6 +230,11 @@ pub struct ConnStats {
     pub penalisations: u64,
     pub opportunistic_retrans: u64,
     pub reinjections: u64,
+    /// Upstream stack: times the MPTCP retransmit timer fired, segments it retransmitted,
+    /// subflows it marked stale.
+    pub meta_rtx_fired: u64,
+    pub meta_rtx_segs: u64,
+    pub stale_marked: u64,
 }
 
 pub struct Connection {
@@ -266,6 +284,16 @@ pub struct Connection {
     app_event_at: Option<SimTime>,
     /// Delay samples not yet collected by the engine (`poll_delay_samples`).
     delay_out: Vec<DelaySample>,
+    /// Upstream stack: the MPTCP retransmit timer and the path manager's notification.
+    pub up: MetaUp,
+    /// Scratch: the segments an MPTCP-level retransmission resends.
+    rtx_scratch: Vec<(u64, u32)>,
+    /// Send-buffer state of each subflow for the scheduler (`SchedView::mem`), kept only
+    /// when subflow send buffers are modelled.
+    mem: Vec<SubflowMem>,
+    /// A timer beyond the subflows' own: the application's (a stream) or the MPTCP
+    /// retransmit timer (upstream); checked once on the hot path.
+    extra_timers: bool,
 }
 
 /// One data segment at its DATA_ACK (seed 002 Sec. IV, sample k; docs/streaming.md).
@@ -324,8 +352,15 @@ impl Connection {
             subflows.push(Subflow::new(&cfg, i, p, iss.next_u64() as u32)?);
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
-        let snd = MetaSender::new(cfg.send_buffer, rcv.window_edge());
+        // Auto-tuned: `mptcp_init_sock` starts the send buffer at tcp_wmem[1].
+        let sndbuf = if cfg.send_buffer_auto { up::TCP_WMEM[1] } else { cfg.send_buffer };
+        let snd = MetaSender::new(sndbuf, rcv.window_edge());
+        let mut up = MetaUp::new(cfg.stack == Stack::Upstream && !cfg.send_buffer_auto);
+        // `bbr_sndbuf_expand` provisions 3 x cwnd; other controllers 2.
+        up.sndbuf_factor = if cfg.cc == "bbr" || cfg.cc == "coupled_bbr" { 3 } else { 2 };
+        up.model_sndbuf = cfg.stack == Stack::Upstream || sched.queues_data();
         let app_timer = matches!(cfg.app, App::Stream(_));
+        let stack_up = cfg.stack == Stack::Upstream;
         Ok(Connection {
             id,
             app: cfg.app.clone(),
@@ -357,8 +392,14 @@ impl Connection {
             app_timer,
             app_event_at: None,
             delay_out: Vec::new(),
+            up,
+            rtx_scratch: Vec::new(),
+            mem: Vec::new(),
+            extra_timers: app_timer || stack_up,
         })
     }
+
+    fn upstream(&self) -> bool { self.cfg.stack == Stack::Upstream }
 
     /// Carry out `PmAction::OpenSubflow`: the path's idle subflow if it has one, else a
     /// new subflow on the same path (another source port, as ndiffports does). At most
@@ -422,9 +463,17 @@ impl Connection {
     fn send_syn(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
         if !self.created.contains(&i) {
             self.created.push(i);
-            self.order = self.created.iter().rev().copied().chain((0..self.subflows.len()).filter(|j| !self.created.contains(j))).collect();
+            let rest = (0..self.subflows.len()).filter(|j| !self.created.contains(j));
+            // Upstream links each subflow at the tail of `conn_list` (oldest first).
+            self.order = if self.upstream() { self.created.iter().copied().chain(rest).collect() } else { self.created.iter().rev().copied().chain(rest).collect() };
             for (pos, &j) in self.order.iter().enumerate() {
                 self.order_pos[j] = pos;
+            }
+            if self.up.model_sndbuf {
+                // A new socket's sk_sndbuf is tcp_wmem[1], or the locked SO_SNDBUF
+                // (doubled, and copied to subflows by `sync_socket_options`).
+                self.subflows[i].up.sndbuf = if self.up.sndbuf_locked { 2 * self.cfg.send_buffer } else { up::TCP_WMEM[1] };
+                self.sync_sndbuf();
             }
         }
         let s = &mut self.subflows[i];
@@ -563,6 +612,14 @@ impl Connection {
                 // Linux initialises congestion control when the handshake completes
                 // (tcp_init_transfer), with the handshake's RTT known.
                 s.tx.init_cc(now);
+                if self.up.model_sndbuf {
+                    // tcp_init_transfer -> tcp_init_buffer_space -> tcp_sndbuf_expand; and
+                    // tcp_ack stamps rcv_tstamp.
+                    s.up.rcv_tstamp = now;
+                    if !self.up.sndbuf_locked {
+                        s.up.sndbuf = s.up.sndbuf.max(up::sndbuf_expand(s.tx.cfg.mss, s.tx.st.cwnd, self.up.sndbuf_factor));
+                    }
+                }
                 let initial = i == self.cfg.initial_path;
                 if initial || !self.cfg.mptcp {
                     s.state = SubState::Established;
@@ -578,18 +635,13 @@ impl Connection {
                 out.push(p);
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
                 self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
-                if initial && self.cfg.mptcp {
-                    let backup: Vec<bool> = self.paths.iter().map(|p| p.backup).collect();
-                    let mut acts = std::mem::take(&mut self.pm_actions);
-                    acts.clear();
-                    self.pm.on_established(self.paths.len(), self.subflows[i].path, &backup, &mut acts);
-                    for a in acts.drain(..) {
-                        match a {
-                            PmAction::OpenSubflow { path, backup } => self.open_subflow(now, path, backup, out),
-                            PmAction::SetBackup { path, backup } => self.set_backup(now, path, backup),
-                        }
-                    }
-                    self.pm_actions = acts;
+                if self.upstream() {
+                    self.sync_sndbuf();
+                }
+                // The out-of-tree path managers start at the SYN-ACK; upstream waits until
+                // the connection is fully established (`on_ack`).
+                if initial && self.cfg.mptcp && !self.upstream() {
+                    self.pm_established(now, i, out);
                 }
                 self.push(now, out);
             }
@@ -611,6 +663,30 @@ impl Connection {
             }
             PacketKind::Data => self.on_data(now, pkt, out),
             PacketKind::Ack => self.on_ack(now, pkt, out),
+        }
+    }
+
+    /// Tell the path manager the connection is established (the initial subflow is `i`)
+    /// and carry out what it asks.
+    fn pm_established(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        let backup: Vec<bool> = self.paths.iter().map(|p| p.backup).collect();
+        let mut acts = std::mem::take(&mut self.pm_actions);
+        acts.clear();
+        self.pm.on_established(self.paths.len(), self.subflows[i].path, &backup, &mut acts);
+        for a in acts.drain(..) {
+            match a {
+                PmAction::OpenSubflow { path, backup } => self.open_subflow(now, path, backup, out),
+                PmAction::SetBackup { path, backup } => self.set_backup(now, path, backup),
+            }
+        }
+        self.pm_actions = acts;
+    }
+
+    /// Upstream `__mptcp_sync_sndbuf`: without `SO_SNDBUF` the connection's send buffer
+    /// is tcp_wmem[0] plus every subflow's `sk_sndbuf`.
+    fn sync_sndbuf(&mut self) {
+        if self.cfg.send_buffer_auto {
+            self.snd.sndbuf = up::TCP_WMEM[0] + self.subflows.iter().filter(|s| s.state != SubState::Idle).map(|s| s.up.sndbuf).sum::<u64>();
         }
     }
 
@@ -680,6 +756,13 @@ impl Connection {
             self.subflows[i].pf = false;
             self.update_status(now, i, "ack_received");
         }
+        // (`model_sndbuf` is set whenever the stack is upstream: one test on the common path.)
+        let upstream = self.up.model_sndbuf && self.upstream();
+        if upstream {
+            // tcp_ack stamps rcv_tstamp. (A stale subflow with a new rcv_tstamp is active
+            // again, `mptcp_subflow_active`: the `pf` reset above.)
+            self.subflows[i].up.rcv_tstamp = now;
+        }
         let res = self.with_coupling(i, |tx, c| tx.on_ack(now, pkt.ack, pkt.sack_blocks(), c));
         // The subflow keeps the window its own ACKs advertise (Linux
         // tcp_ack_update_window on the subflow: only an ACK that advances snd_una, or a
@@ -692,8 +775,52 @@ impl Connection {
         if self.cfg.delay_samples && pkt.data_ack > self.snd.data_una {
             self.record_delay_samples(now, pkt.data_ack);
         }
-        self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
+        let acked = self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
+        if upstream {
+            self.on_ack_upstream(now, i, acked, out);
+        }
         self.push(now, out);
+        if self.up.model_sndbuf {
+            self.expand_sndbuf(i);
+        }
+    }
+
+    /// Upstream, on an ACK of subflow `i` that DATA_ACKed `acked` bytes:
+    /// `__mptcp_clean_una` stops the MPTCP retransmit timer when everything written is
+    /// DATA_ACKed and restarts it otherwise; the first ACK on the initial subflow makes
+    /// the connection fully established (options.c `check_fully_established`: any ACK
+    /// carrying a DATA_ACK), which starts the path manager (`mptcp_pm_fully_established`).
+    fn on_ack_upstream(&mut self, now: SimTime, i: usize, acked: u64, out: &mut Vec<Packet>) {
+        if acked > 0 {
+            if self.snd.data_una == self.snd.dsn_nxt && self.snd.data_una == self.snd.written {
+                self.up.rtx_deadline = None;
+            } else {
+                self.up.reset_timer(now);
+            }
+        }
+        if !self.up.pm_notified && i == self.cfg.initial_path && self.cfg.mptcp {
+            self.up.pm_notified = true;
+            self.pm_established(now, i, out);
+        }
+    }
+
+    /// Upstream `tcp_check_space` -> `tcp_new_space` after an ACK on subflow `i`: while
+    /// the application waits for send-buffer space (`SOCK_NOSPACE` on the socket the
+    /// subflows share) and the subflow's cwnd is not full (`tcp_should_expand_sndbuf`),
+    /// `tcp_sndbuf_expand`; the connection's buffer follows (`__mptcp_sync_sndbuf`).
+    fn expand_sndbuf(&mut self, i: usize) {
+        if self.up.sndbuf_locked || !self.app_blocked() {
+            return;
+        }
+        let t = &self.subflows[i].tx;
+        if t.in_flight() >= t.st.cwnd {
+            return;
+        }
+        let want = up::sndbuf_expand(t.cfg.mss, t.st.cwnd, self.up.sndbuf_factor);
+        if want > self.subflows[i].up.sndbuf {
+            self.subflows[i].up.sndbuf = want;
+            self.sync_sndbuf();
+        }
     }
 
     /// Run `f` on subflow `i`'s sender with the `Coupling` view its controller needs
@@ -752,7 +879,9 @@ impl Connection {
                     SubState::Established => {
                         let due = s.tx.rto_deadline.is_some_and(|d| d <= now);
                         if due && self.with_coupling(i, |tx, c| tx.on_rto(now, c)) {
-                            if self.cfg.mptcp {
+                            // Upstream does nothing at the MPTCP level on a subflow RTO: its
+                            // own retransmit timer and stale subflows take over.
+                            if self.cfg.mptcp && !self.upstream() {
                                 self.on_subflow_rto(now, i);
                             }
                             self.push(now, out);
@@ -789,7 +918,163 @@ impl Connection {
                     self.push(now, out);
                 }
             }
+            TimerKind::MetaRtx => {
+                if self.up.rtx_event_at == Some(now) {
+                    self.up.rtx_event_at = None;
+                }
+                if self.up.rtx_deadline.is_some_and(|d| d <= now) {
+                    self.up.rtx_deadline = None;
+                    self.meta_retrans(now, out);
+                    self.push(now, out);
+                }
+            }
         }
+    }
+
+    /// The subflow holds data at TCP level (`!tcp_rtx_and_write_queues_empty`).
+    fn holds_data(&self, i: usize) -> bool { self.subflows[i].tx.packets_out > 0 || !self.subflows[i].queue.is_empty() }
+
+    /// Upstream `__mptcp_retrans` (protocol.c), run when the MPTCP retransmit timer fires.
+    /// `mptcp_subflow_get_retrans` walks the subflows oldest first: one that still holds
+    /// data counts a period without progress (`mptcp_pm_subflow_chk_stale`) and is not a
+    /// candidate; the first idle non-backup subflow is the choice, an idle backup only if
+    /// every busy subflow has gone two periods without an ACK (`min_stale_count > 1`).
+    /// The choice gets the oldest un-DATA_ACKed data frag, as far as it was sent
+    /// (`dfrag->already_sent`). The timer is re-armed unless there is nothing to send.
+    fn meta_retrans(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.meta_rtx_fired += 1;
+        let (mut pick, mut backup, mut min_stale) = (None, None, u32::MAX);
+        for k in 0..self.order.len() {
+            let i = self.order[k];
+            // `__mptcp_subflow_active`: established (join complete), stale or not.
+            if self.subflows[i].state != SubState::Established {
+                continue;
+            }
+            if self.holds_data(i) {
+                let s = &mut self.subflows[i];
+                if up::count_stale(&mut s.up, &mut s.pf) {
+                    self.chk_stale(now, i, out);
+                }
+                min_stale = min_stale.min(self.subflows[i].up.stale_count as u32);
+                continue;
+            }
+            if self.subflows[i].backup {
+                backup = backup.or(Some(i));
+            } else {
+                pick = pick.or(Some(i));
+            }
+        }
+        let chosen = pick.or(if min_stale > 1 { backup } else { None });
+        let Some(head) = self.snd.segs.front().map(|s| s.dsn) else {
+            // Nothing to retransmit: keep the timer only while data waits to be sent.
+            if self.snd.unsent() > 0 && self.up.rtx_deadline.is_none() {
+                self.up.reset_timer(now);
+            }
+            return;
+        };
+        if let Some(c) = chosen {
+            // The head frag's data already handed to subflows: up to the first segment
+            // still waiting to be pushed again after a rewind.
+            let end = up::dfrag_end(head).min(self.snd.dsn_nxt);
+            let mut segs = std::mem::take(&mut self.rtx_scratch);
+            segs.clear();
+            segs.extend(self.snd.segs.iter().take_while(|s| s.dsn < end && !s.reinject_queued).map(|s| (s.dsn, s.len)));
+            for &(d, l) in segs.iter() {
+                self.snd.mark_sent_on(d, c);
+                let s = &mut self.subflows[c];
+                s.queue.push_back((d, l, false));
+                s.queued_bytes += l as u64;
+                s.sched.reinjected_segs += 1;
+                self.stats.reinjections += 1;
+                self.stats.meta_rtx_segs += 1;
+            }
+            if let (Some(&(d, _)), true) = (segs.first(), self.trace_sched) {
+                let len = segs.iter().map(|&(_, l)| l).sum();
+                self.record_sched(now, c, "meta_retrans", d, len);
+            }
+            self.rtx_scratch = segs;
+            self.drain(now, c, out);
+        }
+        if self.up.rtx_deadline.is_none() {
+            self.up.reset_timer(now);
+        }
+    }
+
+    /// `mptcp_pm_subflows_chk_stale` (pm.c) for subflow `i`, past `STALE_LOSS_CNT`
+    /// periods without an ACK: if another active subflow has fewer than
+    /// `max(STALE_LOSS_CNT − 1, 1)`, mark `i` stale and rewind every un-DATA_ACKed frag
+    /// for sending again (`__mptcp_retransmit_pending_data`), then push.
+    fn chk_stale(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        let active_max = up::STALE_LOSS_CNT.saturating_sub(1).max(1);
+        let alternative = self.order.iter().any(|&j| {
+            let t = &self.subflows[j];
+            j != i && t.state == SubState::Established && !t.pf && t.up.stale_count < active_max
+        });
+        if !alternative {
+            return;
+        }
+        if self.holds_data(i) {
+            self.subflows[i].pf = true;
+            self.stats.stale_marked += 1;
+            self.update_status(now, i, "stale");
+            self.snd.rewind_all();
+        }
+        self.push(now, out);
+    }
+
+    /// Transmit subflow `i`'s retransmissions and queued data as its cwnd and pacer allow.
+    #[inline(always)]
+    fn drain(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        while self.subflows[i].tx.can_send(now) {
+            if let Some(idx) = self.subflows[i].tx.next_retransmit() {
+                let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
+                self.emit_data(now, i, seq, len, dsn, true, out);
+            } else if let Some((dsn, len, new)) = self.subflows[i].queue.pop_front() {
+                self.subflows[i].queued_bytes -= len as u64;
+                // Pre-scheduled new data counts as new when it leaves.
+                if new {
+                    self.subflows[i].sched.new_segs += 1;
+                }
+                let seq = self.subflows[i].tx.send_new(now, len, dsn);
+                self.emit_data(now, i, seq, len, dsn, false, out);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Execute `Action::Push`: subflow `i` takes up to `bytes` (whole segments) of the
+    /// send head, rewound data first, then new data, and sends what its cwnd allows.
+    /// Returns whether it took anything.
+    fn push_on(&mut self, now: SimTime, i: usize, bytes: u64, out: &mut Vec<Packet>) -> bool {
+        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established {
+            return false;
+        }
+        let mss = self.cfg.tcp.mss;
+        let (mut taken, mut first) = (0u64, None);
+        while taken < bytes {
+            let (dsn, len, new) = if let Some((d, l, _)) = self.snd.reinject_head() {
+                self.snd.reinject.pop_front();
+                self.snd.mark_sent_on(d, i);
+                self.snd.clear_reinject_flag(d);
+                self.subflows[i].sched.reinjected_segs += 1;
+                self.stats.reinjections += 1;
+                (d, l, false)
+            } else if let Some(l) = self.snd.next_new_len(mss) {
+                (self.snd.take_new(l, i, now), l, true)
+            } else {
+                break;
+            };
+            first = first.or(Some(dsn));
+            let s = &mut self.subflows[i];
+            s.queue.push_back((dsn, len, new));
+            s.queued_bytes += len as u64;
+            taken += len as u64;
+        }
+        let Some(first) = first else { return false };
+        self.record_sched(now, i, "push", first, taken.min(u32::MAX as u64) as u32);
+        self.drain(now, i, out);
+        true
     }
 
     /// One sample per segment that `data_ack` acknowledges in full (seed 002 Sec. IV: a
@@ -844,7 +1129,7 @@ impl Connection {
         // With a single subflow there is nowhere else to send it.
         if self.subflows.len() > 1 {
             let s = &self.subflows[i];
-            let ranges: Vec<(u64, u32)> = s.tx.unacked_dsn_ranges().chain(s.queue.iter().copied()).collect();
+            let ranges: Vec<(u64, u32)> = s.tx.unacked_dsn_ranges().chain(s.queue.iter().map(|&(d, l, _)| (d, l))).collect();
             for (d, l) in ranges {
                 self.snd.queue_reinject(d, l);
             }
@@ -901,6 +1186,15 @@ impl Connection {
                 }
             }
         }
+        if !self.extra_timers {
+            return;
+        }
+        if let Some(d) = self.up.rtx_deadline {
+            if self.up.rtx_event_at.map_or(true, |e| e > d) {
+                self.up.rtx_event_at = Some(d);
+                reqs.push((d, 0, TimerKind::MetaRtx));
+            }
+        }
         // Only a stream has an application timer.
         if self.app_timer {
             if let Some(d) = self.app.poll_timeout() {
@@ -912,6 +1206,7 @@ impl Connection {
         }
     }
 
+    #[inline]
     fn emit_data(&mut self, now: SimTime, i: usize, seq: u32, len: u32, dsn: u64, retrans: bool, out: &mut Vec<Packet>) {
         let hdr = self.data_header();
         let s = &self.subflows[i];
@@ -929,10 +1224,12 @@ impl Connection {
     fn build_views(&mut self, now: SimTime, want: u64) {
         self.views.clear();
         let rates = self.sched.needs_rates();
+        let sndbufs = self.up.model_sndbuf;
         for s in self.subflows.iter() {
             let t = &s.tx;
             self.views.push(SubflowView {
-                // `mptcp_is_def_unavailable`: not established, pre-established, or pf.
+                // `mptcp_is_def_unavailable`: not established, pre-established, or pf;
+                // upstream `mptcp_subflow_active`: join complete and not stale (= pf).
                 established: s.state == SubState::Established && !s.pf,
                 backup: s.backup,
                 srtt: t.st.srtt,
@@ -960,6 +1257,13 @@ impl Connection {
                 cc_mode: if rates { t.cc.mode() } else { "" },
             });
         }
+        if sndbufs {
+            self.mem.clear();
+            for s in self.subflows.iter() {
+                let t = &s.tx;
+                self.mem.push(SubflowMem { wmem_queued: up::wmem_queued(t.outstanding_bytes() + s.queued_bytes, t.packets_out as u64 + s.queue.len() as u64), sndbuf: s.up.sndbuf });
+            }
+        }
     }
 
     /// The application waits for send-buffer space (Linux SOCK_NOSPACE).
@@ -983,23 +1287,13 @@ impl Connection {
         sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
         // Subflow-level retransmissions and pre-scheduled data.
         for i in 0..self.subflows.len() {
-            if self.subflows[i].state != SubState::Established {
-                continue;
+            if self.subflows[i].state == SubState::Established {
+                self.drain(now, i, out);
             }
-            while self.subflows[i].tx.can_send(now) {
-                if let Some(idx) = self.subflows[i].tx.next_retransmit() {
-                    let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
-                    self.emit_data(now, i, seq, len, dsn, true, out);
-                } else if let Some((dsn, len)) = self.subflows[i].queue.pop_front() {
-                    self.subflows[i].queued_bytes -= len as u64;
-                    // Pre-scheduled (Enqueue) new data counts as new when it leaves.
-                    self.subflows[i].sched.new_segs += 1;
-                    let seq = self.subflows[i].tx.send_new(now, len, dsn);
-                    self.emit_data(now, i, seq, len, dsn, false, out);
-                } else {
-                    break;
-                }
-            }
+        }
+        let upstream = self.upstream();
+        if upstream {
+            self.set_meta_timeout(now);
         }
         // Connection-level scheduling.
         let mss = self.cfg.tcp.mss;
@@ -1020,8 +1314,9 @@ impl Connection {
                 break;
             }
             // Every decision below needs a subflow that can send now (minRTT's
-            // `get_available_subflow`): skip the scheduler when none can.
-            if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) {
+            // `get_available_subflow`): skip the scheduler when none can. A scheduler
+            // that queues data on subflows (upstream) is asked regardless.
+            if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) && !self.sched.queues_data() {
                 break;
             }
             self.build_views(now, next.unwrap_or(mss) as u64);
@@ -1045,7 +1340,7 @@ impl Connection {
             let (front, back) = snd.segs.as_slices();
             let mut actions = std::mem::take(&mut self.actions);
             actions.clear();
-            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back } }, &mut actions);
+            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back }, mem: &self.mem }, &mut actions);
             self.sched.drain_status_notes(&mut self.notes);
             if !self.notes.is_empty() {
                 self.apply_status_notes(now);
@@ -1058,7 +1353,7 @@ impl Connection {
                         let len = bytes.min(mss).min(self.snd.next_new_len(mss).unwrap_or(0));
                         if len > 0 && sub < self.subflows.len() {
                             let dsn = self.snd.take_new(len, sub, now);
-                            self.subflows[sub].queue.push_back((dsn, len));
+                            self.subflows[sub].queue.push_back((dsn, len, true));
                             self.subflows[sub].queued_bytes += len as u64;
                             self.record_sched(now, sub, "enqueue", dsn, len);
                             sent = true;
@@ -1078,6 +1373,7 @@ impl Connection {
                             self.record_sched(now, sub, "penalise", 0, 0);
                         }
                     }
+                    Action::Push { sub, bytes } => sent |= self.push_on(now, sub, bytes, out),
                     Action::Wait => {}
                 }
             }
@@ -1085,6 +1381,11 @@ impl Connection {
             if !sent {
                 break;
             }
+        }
+        // `__mptcp_push_pending`: data was pushed (a round before the last sent) and the
+        // MPTCP retransmit timer is not pending -> arm it.
+        if upstream && guard > 1 && self.up.rtx_deadline.is_none() {
+            self.up.reset_timer(now);
         }
         let nospace = self.app_blocked();
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
@@ -1109,6 +1410,21 @@ impl Connection {
         self.note_app_progress(now);
     }
 
+    /// Upstream `mptcp_set_timeout`: the MPTCP retransmit interval is the longest
+    /// remaining retransmit timer of the subflows that have not lost a period
+    /// (`mptcp_timeout_from_subflow`: `icsk_pending && !stale_count`), else TCP_RTO_MIN.
+    fn set_meta_timeout(&mut self, now: SimTime) {
+        let tout = self
+            .subflows
+            .iter()
+            .filter(|s| s.state == SubState::Established && s.up.stale_count == 0)
+            .filter_map(|s| s.tx.rto_deadline)
+            .map(|d| d.saturating_sub(now))
+            .max()
+            .unwrap_or(SimTime::ZERO);
+        self.up.set_timeout(tout);
+    }
+
     /// Execute one `Send`. Returns whether a packet left.
     fn send_on(&mut self, now: SimTime, i: usize, seg: Segment, out: &mut Vec<Packet>) -> bool {
         if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || self.subflows[i].pf || !self.subflows[i].tx.can_send(now) {
@@ -1124,6 +1440,10 @@ impl Connection {
                 let Some((d, l, _)) = self.snd.reinject_head() else { return false };
                 self.snd.reinject.pop_front();
                 self.snd.mark_sent_on(d, i);
+                if self.upstream() {
+                    // Sent again after a rewind (the MPTCP retransmit timer's test).
+                    self.snd.clear_reinject_flag(d);
+                }
                 self.stats.reinjections += 1;
                 (d, l)
             }
@@ -1216,6 +1536,8 @@ mod tests {
                 initial_path: 0,
                 start: SimTime::ZERO,
                 delay_samples: false,
+                stack: Stack::OutOfTree,
+                send_buffer_auto: false,
             };
             let routes: Vec<(u32, u32)> = (0..backup.len() as u32).map(|p| (2 * p, 2 * p + 1)).collect();
             let sched = scheduler::make("minrtt", &Default::default(), scheduler::MinRttOptions { opportunistic_retransmission: true, penalisation: true }).unwrap();

@@ -147,6 +147,24 @@ impl MetaSender {
         }
     }
 
+    /// Upstream `__mptcp_retransmit_pending_data`: every mapping not yet DATA_ACKed is
+    /// to be sent again, oldest first, before any new data (the send head moves back to
+    /// the oldest frag of the retransmission queue).
+    pub fn rewind_all(&mut self) {
+        self.reinject.clear();
+        for s in self.segs.iter_mut() {
+            s.reinject_queued = true;
+            self.reinject.push_back((s.dsn, s.len));
+        }
+    }
+
+    /// The mapping at `dsn` left the reinjection queue: it may be queued again.
+    pub fn clear_reinject_flag(&mut self, dsn: u64) {
+        if let Some(i) = self.seg_index(dsn) {
+            self.segs[i].reinject_queued = false;
+        }
+    }
+
     /// Pop the next reinjection that is still useful.
     pub fn reinject_head(&mut self) -> Option<(u64, u32, u64)> {
         while let Some(&(d, l)) = self.reinject.front() {

@@ -5,5 +5,6 @@ pub mod conn;
 pub mod meta;
 pub mod pm;
 pub mod scheduler;
+pub mod upstream;
 
 pub use conn::{ConnConfig, Connection, SubState, Subflow};

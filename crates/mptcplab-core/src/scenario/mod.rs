@@ -81,6 +81,12 @@ pub struct RunSpec {
     /// every connection, not only streaming ones (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_samples: Option<bool>,
+    /// Which Linux MPTCP the simulator follows (default "out_of_tree", the v0.9x kernel
+    /// of the seeds): "upstream" = Linux 6.x (scheduler "upstream", path manager
+    /// "in_kernel", no opportunistic retransmission or penalisation, auto-tuned send
+    /// buffers, the MPTCP-level retransmit timer). Explicit fields override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::profile::ProfileName>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -497,6 +503,8 @@ impl Scenario {
         out.run.seed = out.run.seed.or(Some(1));
         out.run.sample_interval = out.run.sample_interval.or_else(|| d("100 ms"));
         out.run.start_jitter = out.run.start_jitter.take().or_else(|| d("0 s"));
+        let profile = out.run.profile.unwrap_or_default();
+        out.run.profile = Some(profile);
         let t = &mut out.tcp;
         t.mss = t.mss.take().or_else(|| z("1448 B"));
         t.initial_cwnd = t.initial_cwnd.or(Some(10));
@@ -525,12 +533,15 @@ impl Scenario {
                 }
             }
             c.cc = c.cc.take().or_else(|| Some("cubic".into()));
-            c.scheduler = c.scheduler.take().or_else(|| Some("minrtt".into()));
-            c.path_manager = c.path_manager.take().or_else(|| Some("fullmesh".into()));
-            c.send_buffer = c.send_buffer.take().or_else(|| z("4 MiB"));
+            c.scheduler = c.scheduler.take().or_else(|| Some(profile.scheduler().into()));
+            c.path_manager = c.path_manager.take().or_else(|| Some(profile.path_manager().into()));
+            // Upstream without a send_buffer auto-tunes it: nothing to write out.
+            if profile == crate::profile::ProfileName::OutOfTree {
+                c.send_buffer = c.send_buffer.take().or_else(|| z("4 MiB"));
+            }
             c.receive_buffer = c.receive_buffer.take().or_else(|| z("6 MiB"));
-            c.opportunistic_retransmission = c.opportunistic_retransmission.or(Some(true));
-            c.penalisation = c.penalisation.or(Some(true));
+            c.opportunistic_retransmission = c.opportunistic_retransmission.or(Some(profile.rcv_buf_optimization()));
+            c.penalisation = c.penalisation.or(Some(profile.rcv_buf_optimization()));
             c.start = c.start.take().or_else(|| d("0 s"));
             normalize_app(&mut c.app);
         }

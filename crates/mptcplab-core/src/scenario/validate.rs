@@ -58,6 +58,8 @@ pub struct Plan {
     pub links: Vec<LinkPlan>,
     pub paths: Vec<PathPlan>,
     pub conns: Vec<ConnPlan>,
+    /// `run.profile`: which Linux MPTCP the run follows.
+    pub profile: crate::profile::ProfileName,
 }
 
 fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> { Err(ScenarioError::new(field, msg)) }
@@ -325,6 +327,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
 
     let delay_samples = s.run.delay_samples.unwrap_or(false);
+    let profile = s.run.profile.unwrap_or_default();
     let mut flow_names: HashMap<&str, ()> = HashMap::new();
     let mut conns = Vec::new();
     let cc_names = || crate::cc::REGISTRY.iter().map(|c| c.name);
@@ -368,16 +371,26 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         };
         let cc = c.cc.clone().unwrap_or_else(|| "cubic".into());
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
-        let cc_params = cc_options(&f, &cc, &c.cc_options)?;
-        let scheduler = c.scheduler.clone().unwrap_or_else(|| "minrtt".into());
+        let mut cc_params = cc_options(&f, &cc, &c.cc_options)?;
+        crate::profile::merge_cc_defaults(profile, &cc, &mut cc_params);
+        let scheduler = c.scheduler.clone().unwrap_or_else(|| profile.scheduler().into());
         known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
         let scheduler_params = component_options(&f, "scheduler", "scheduler_options", &c.scheduler_options, |p| crate::mptcp::scheduler::check(&scheduler, p).map(|_| ()))?;
-        let pm = c.path_manager.clone().unwrap_or_else(|| "fullmesh".into());
+        if scheduler == "upstream" {
+            for (field, given) in [("opportunistic_retransmission", c.opportunistic_retransmission), ("penalisation", c.penalisation)] {
+                if given == Some(true) {
+                    return err(format!("{f}.{field}"), format!("the upstream scheduler has no {}: it is an out-of-tree v0.9x feature (mptcp_rcv_buf_optimization); remove the field, or pick scheduler minrtt, blest or ecf", field.replace('_', " ")));
+                }
+            }
+        }
+        let pm = c.path_manager.clone().unwrap_or_else(|| profile.path_manager().into());
         let sel_names: Vec<&str> = sel.iter().map(|&k| paths[k].name.as_str()).collect();
         known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
         let pm_params = component_options(&f, "path_manager", "path_manager_options", &c.path_manager_options, |p| crate::mptcp::pm::check(&pm, p, &sel_names).map(|_| ()))?;
         let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
+        cfg.stack = profile.stack();
+        cfg.send_buffer_auto = cfg.stack == crate::mptcp::upstream::Stack::Upstream && c.send_buffer.is_none();
         conns.push(ConnPlan {
             cfg,
             paths: sel,
@@ -385,8 +398,8 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             scheduler_params,
             path_manager: pm,
             pm_params,
-            opportunistic_retransmission: c.opportunistic_retransmission.unwrap_or(true),
-            penalisation: c.penalisation.unwrap_or(true),
+            opportunistic_retransmission: c.opportunistic_retransmission.unwrap_or(profile.rcv_buf_optimization()),
+            penalisation: c.penalisation.unwrap_or(profile.rcv_buf_optimization()),
         });
     }
     for (i, fl) in s.flows.iter().enumerate() {
@@ -398,7 +411,8 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.path"), "path", &fl.path, paths_spec.iter().map(|p| p.name.as_str()))?;
         let cc = fl.cc.clone().unwrap_or_else(|| "cubic".into());
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
-        let cc_params = cc_options(&f, &cc, &fl.cc_options)?;
+        let mut cc_params = cc_options(&f, &cc, &fl.cc_options)?;
+        crate::profile::merge_cc_defaults(profile, &cc, &mut cc_params);
         let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {
@@ -414,7 +428,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let seed = s.run.seed.unwrap_or(1);
     let start_jitter = s.run.start_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
-    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, links, paths, conns })
+    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, links, paths, conns, profile })
 }
 
 /// `cc_options` of a connection or flow, checked against the controller's registry entry.
@@ -491,6 +505,8 @@ fn conn_config(
         initial_path,
         start: start.as_ref().map_or(SimTime::ZERO, |d| d.value),
         delay_samples,
+        stack: Default::default(),
+        send_buffer_auto: false,
     })
 }
 

@@ -31,6 +31,8 @@ pub enum TimerKind {
     Pace,
     /// The application's timer (a stream's next frame); `sub` is unused.
     App,
+    /// The MPTCP-level retransmit timer of the upstream stack; `sub` is unused.
+    MetaRtx,
 }
 
 #[derive(Clone, Copy, Debug)]

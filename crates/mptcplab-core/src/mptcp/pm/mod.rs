@@ -3,6 +3,9 @@
 
 use crate::options::{OptKind, OptionSpec};
 
+mod in_kernel;
+pub use in_kernel::{InKernel, MPTCP_PM_ADDR_MAX};
+
 /// What a path manager asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PmAction {
@@ -126,6 +129,7 @@ pub enum AnyPm {
     Pcdc(Pcdc),
     Single(SingleSubflow),
     NDiffPorts(NDiffPorts),
+    InKernel(InKernel),
     Dyn(Box<dyn PathManager + Send>),
 }
 
@@ -136,6 +140,7 @@ impl PathManager for AnyPm {
             AnyPm::Pcdc(p) => p.name(),
             AnyPm::Single(p) => p.name(),
             AnyPm::NDiffPorts(p) => p.name(),
+            AnyPm::InKernel(p) => p.name(),
             AnyPm::Dyn(p) => p.name(),
         }
     }
@@ -145,6 +150,7 @@ impl PathManager for AnyPm {
             AnyPm::Pcdc(p) => p.on_established(paths, initial, backup, out),
             AnyPm::Single(p) => p.on_established(paths, initial, backup, out),
             AnyPm::NDiffPorts(p) => p.on_established(paths, initial, backup, out),
+            AnyPm::InKernel(p) => p.on_established(paths, initial, backup, out),
             AnyPm::Dyn(p) => p.on_established(paths, initial, backup, out),
         }
     }
@@ -185,6 +191,30 @@ pub const REGISTRY: &[PmInfo] = &[
         }],
     },
     PmInfo {
+        name: "in_kernel",
+        description: "Upstream Linux in-kernel path manager (pm_kernel.c, ip mptcp endpoint/limits): every path's client address is a `subflow` endpoint, in path order; once the initial subflow is fully established, subflows open to the server's address from the next endpoints until `subflows_limit` extra subflows exist",
+        options: &[
+            OptionSpec {
+                name: "subflows_limit",
+                kind: OptKind::Int { min: 0, max: MPTCP_PM_ADDR_MAX as i64 },
+                default: "2",
+                description: "subflows beyond the initial one (`ip mptcp limits set subflows N`, kernel default 2, at most MPTCP_PM_ADDR_MAX = 8; the kernel backend sets 8)",
+            },
+            OptionSpec {
+                name: "add_addr_accepted",
+                kind: OptKind::Int { min: 0, max: MPTCP_PM_ADDR_MAX as i64 },
+                default: "0",
+                description: "server addresses announced by ADD_ADDR that the client connects to (`ip mptcp limits set add_addr_accepted N`, kernel default 0, at most 8); the modelled server has one address and announces none, as the kernel backend, so this opens nothing",
+            },
+            OptionSpec {
+                name: "fullmesh",
+                kind: OptKind::Bool,
+                default: "false",
+                description: "every endpoint has the `fullmesh` flag: subflows to every known server address instead of only the initial one (with the single server address: the same subflows)",
+            },
+        ],
+    },
+    PmInfo {
         name: "pcdc",
         description: "PCDC (seed 000): one subflow per path; only SP* = {Ω_i ≥ 0} carries data, the others stay established as standby (backup) subflows",
         options: &[
@@ -216,6 +246,12 @@ pub fn check(name: &str, params: &crate::options::Params, paths: &[&str]) -> Res
     let info = REGISTRY.iter().find(|s| s.name == name).ok_or_else(|| crate::options::unknown("path manager", name, REGISTRY.iter().map(|s| s.name)))?;
     crate::options::check(name, info.options, params)?;
     crate::options::check_paths(name, info.options, params, paths)?;
+    if name == "in_kernel" && paths.len() > MPTCP_PM_ADDR_MAX {
+        return Err(crate::options::OptionError {
+            option: None,
+            message: format!("in_kernel: a network namespace holds at most 8 endpoints (MPTCP_PM_ADDR_MAX) and each path is one; this connection has {} paths", paths.len()),
+        });
+    }
     Ok(info)
 }
 
@@ -228,6 +264,8 @@ pub fn make(name: &str, params: &crate::options::Params, paths: &[&str]) -> Resu
         "default" => AnyPm::Single(SingleSubflow),
         // `check` bounds the value to 1..=MAX_SUBFLOWS.
         "ndiffports" => AnyPm::NDiffPorts(NDiffPorts { subflows: o.int("subflows") as u32 }),
+        // `check` bounds both limits to 0..=8.
+        "in_kernel" => AnyPm::InKernel(InKernel { subflows_max: o.int("subflows_limit") as u32, add_addr_accept_max: o.int("add_addr_accepted") as u32, fullmesh: o.bool("fullmesh") }),
         // `check` matched every name in `sp` against `paths`; no `sp` = SP* is every path.
         "pcdc" => AnyPm::Pcdc(Pcdc {
             data: match o.paths("sp") {

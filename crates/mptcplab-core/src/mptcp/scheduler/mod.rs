@@ -5,10 +5,11 @@
 //! - pre-scheduling into per-subflow queues (`Enqueue`, for AR&P);
 //! - waiting for a better subflow (`Wait`, BLEST/ECF);
 //! - penalising a subflow (`Penalise`, opportunistic retransmission);
+//! - pushing bursts into subflow send queues (`Push`, the upstream Linux scheduler);
 //! and a `Dyn` variant so schedulers can be written outside the crate (Python plug-ins).
 //!
 //! One file per algorithm: minRTT here (the default, and the subflow choice the others
-//! build on), `round_robin`, `redundant`, `blest`, `ecf`, `arp`.
+//! build on), `round_robin`, `redundant`, `blest`, `ecf`, `arp`, `upstream`.
 
 pub mod rbpm;
 
@@ -17,12 +18,14 @@ mod blest;
 mod ecf;
 mod redundant;
 mod round_robin;
+mod upstream;
 
 pub use arp::{ar_partition, objective, predicted_arrival, Arp, PathEstimate};
 pub use blest::{Blest, BlestOptions};
 pub use ecf::{Ecf, EcfArithmetic};
 pub use redundant::{Redundant, RedundantKernel};
 pub use round_robin::RoundRobin;
+pub use upstream::{linger_time, sk_pacing_rate, Upstream};
 
 use super::meta::MetaSeg;
 use crate::cc::CaState;
@@ -50,6 +53,10 @@ pub enum Action {
     Penalise { sub: usize },
     /// Send nothing now although a subflow has space.
     Wait,
+    /// Hand `sub` the send head: up to `bytes` (in whole segments) of data rewound for
+    /// retransmission, then new data, into its send queue, which it transmits as its cwnd
+    /// allows (upstream Linux `__subflow_push_pending`).
+    Push { sub: usize, bytes: u64 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -186,6 +193,22 @@ impl<'a> MetaSegs<'a> {
     }
 }
 
+/// A subflow's send-buffer state, for schedulers that fill subflow send queues
+/// (`Scheduler::queues_data`; the connection leaves `SchedView::mem` empty for the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubflowMem {
+    /// Linux `sk_wmem_queued`: truesize of the data the subflow holds (sent and not
+    /// acknowledged, plus queued), `upstream::wmem_queued`.
+    pub wmem_queued: u64,
+    /// Linux `sk_sndbuf` (truesize bytes).
+    pub sndbuf: u64,
+}
+
+impl Default for SubflowMem {
+    /// Nothing held, no limit.
+    fn default() -> Self { SubflowMem { wmem_queued: 0, sndbuf: u64::MAX } }
+}
+
 pub struct SchedView<'a> {
     pub now: SimTime,
     pub subflows: &'a [SubflowView],
@@ -196,6 +219,13 @@ pub struct SchedView<'a> {
     pub meta: MetaView,
     /// Sent, not DATA_ACKed segments (what a redundant scheduler copies).
     pub segs: MetaSegs<'a>,
+    /// Per subflow send-buffer state, filled for schedulers that queue data (else empty).
+    pub mem: &'a [SubflowMem],
+}
+
+impl SchedView<'_> {
+    /// Subflow `i`'s send-buffer state (`SubflowMem::default` when not filled in).
+    pub fn mem(&self, i: usize) -> SubflowMem { self.mem.get(i).copied().unwrap_or_default() }
 }
 
 /// Per-subflow counts of what the scheduler had sent on it.
@@ -239,6 +269,10 @@ pub trait Scheduler {
     /// (`SubflowView::{pacing_rate_bps, bw_bps, cc_mode}`); the connection fills them only
     /// then, since computing them costs time on every decision.
     fn needs_rates(&self) -> bool { false }
+    /// Whether the scheduler hands data to subflows whose cwnd is full (`Action::Push`
+    /// into their send queues); the connection then asks it even when no subflow can
+    /// transmit now.
+    fn queues_data(&self) -> bool { false }
 }
 
 /// Options of the default scheduler.
@@ -432,6 +466,7 @@ pub enum AnyScheduler {
     Blest(Blest),
     Ecf(Ecf),
     Arp(Arp),
+    Upstream(Upstream),
     Dyn(Box<dyn Scheduler + Send>),
 }
 
@@ -445,6 +480,7 @@ macro_rules! dispatch {
             AnyScheduler::Ecf($s) => $e,
             AnyScheduler::Arp($s) => $e,
             AnyScheduler::Rbpm($s) => $e,
+            AnyScheduler::Upstream($s) => $e,
             AnyScheduler::Dyn($s) => $e,
         }
     };
@@ -455,6 +491,7 @@ impl Scheduler for AnyScheduler {
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) { dispatch!(self, s => s.schedule(v, out)) }
     fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { dispatch!(self, s => s.drain_status_notes(out)) }
     fn needs_rates(&self) -> bool { dispatch!(self, s => s.needs_rates()) }
+    fn queues_data(&self) -> bool { dispatch!(self, s => s.queues_data()) }
 }
 
 pub struct SchedInfo {
@@ -473,6 +510,11 @@ pub const REGISTRY: &[SchedInfo] = &[
     SchedInfo {
         name: "minrtt",
         description: "Default out-of-tree Linux MPTCP scheduler: lowest-SRTT subflow with cwnd space; opportunistic retransmission + penalisation",
+        options: &[],
+    },
+    SchedInfo {
+        name: "upstream",
+        description: "Upstream Linux 6.x default scheduler (protocol.c mptcp_subflow_get_send): the active subflow with the shortest linger time, sk_wmem_queued / pacing rate, takes a burst of ~64 KB into its send queue; backups only when no non-backup subflow is active; no cwnd test, no opportunistic retransmission, no penalisation",
         options: &[],
     },
     SchedInfo {
@@ -565,6 +607,7 @@ pub fn make(name: &str, params: &crate::options::Params, conn: MinRttOptions) ->
             },
         )),
         "arp" => AnyScheduler::Arp(Arp::new()),
+        "upstream" => AnyScheduler::Upstream(Upstream::new()),
         "ecf" => AnyScheduler::Ecf(Ecf::new(conn, o.int("r_beta") as u32, if o.choice("arithmetic") == "exact" { EcfArithmetic::Exact } else { EcfArithmetic::Linux })),
         _ => unreachable!("{name} is in the registry but has no constructor"),
     })
@@ -585,7 +628,7 @@ pub(crate) mod testutil {
         MetaView { new_data: len > 0, next_dsn: dsn, next_len: len, data_una: dsn, snd_wnd: 1 << 30, unsent: 1 << 20, queued_bytes: 1 << 20, ..MetaView::default() }
     }
 
-    pub fn view<'a>(subs: &'a [SubflowView], order: &'a [usize], meta: MetaView) -> SchedView<'a> { SchedView { now: SimTime::from_secs(1), subflows: subs, order, meta, segs: MetaSegs::default() } }
+    pub fn view<'a>(subs: &'a [SubflowView], order: &'a [usize], meta: MetaView) -> SchedView<'a> { SchedView { now: SimTime::from_secs(1), subflows: subs, order, meta, segs: MetaSegs::default(), mem: &[] } }
 }
 
 #[cfg(test)]
@@ -626,20 +669,20 @@ mod tests {
         let subs = [sv(10, 10, 0), sv(50, 10, 10)];
         let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b10)), sndbuf_full: false, ..MetaView::default() };
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default(), mem: &[] }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }, Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
         // Penalisation again within one SRTT of A: only the retransmission.
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(1) + SimTime::from_ms(5), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1) + SimTime::from_ms(5), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default(), mem: &[] }, &mut out);
         assert_eq!(out, vec![Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }]);
         // B srtt 30: 4*10 >= 30 -> no retransmission; B cwnd 4 -> retransmit.
         let subs = [sv(10, 10, 0), sv(30, 10, 10)];
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(3), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(3), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default(), mem: &[] }, &mut out);
         assert!(!out.iter().any(|a| matches!(a, Action::Send { .. })));
         let subs = [sv(10, 10, 0), sv(30, 4, 4)];
         out.clear();
-        s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default() }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(5), subflows: &subs, order: &[0, 1], meta, segs: MetaSegs::default(), mem: &[] }, &mut out);
         assert!(out.contains(&Action::Send { sub: 0, seg: Segment::Copy { dsn: 0, len: 1448 } }));
     }
 
@@ -649,12 +692,12 @@ mod tests {
         let subs = [sv(10, 10, 0), sv(50, 10, 10), sv(80, 10, 10)];
         let meta = MetaView { new_data: false, next_dsn: 0, next_len: 0, window_limited: true, reinject: None, una: Some((0, 1448, 0b110)), sndbuf_full: false, ..MetaView::default() };
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1, 2], meta, segs: MetaSegs::default() }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 1, 2], meta, segs: MetaSegs::default(), mem: &[] }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 1 }]);
         // The kernel walks newest first: with order [0, 2, 1] subflow 2 is the first.
         let mut s = MinRtt::new(MinRttOptions { opportunistic_retransmission: false, penalisation: true });
         let mut out = vec![];
-        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 2, 1], meta, segs: MetaSegs::default() }, &mut out);
+        s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[0, 2, 1], meta, segs: MetaSegs::default(), mem: &[] }, &mut out);
         assert_eq!(out, vec![Action::Penalise { sub: 2 }]);
     }
 

@@ -160,7 +160,7 @@ mod tests {
             let unsent = (total * len as u64).saturating_sub(next);
             let meta = MetaView { new_data: unsent > 0, next_dsn: next, next_len: if unsent > 0 { len } else { 0 }, unsent, data_una: 0, ..MetaView::default() };
             let mut out = vec![];
-            s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: subs, order, meta, segs: MetaSegs { front: &segs, back: &[] } }, &mut out);
+            s.schedule(&SchedView { now: SimTime::from_secs(1), subflows: subs, order, meta, segs: MetaSegs { front: &segs, back: &[] }, mem: &[] }, &mut out);
             let Some(&Action::Send { sub, seg }) = out.first() else { break };
             match seg {
                 Segment::New => {
@@ -215,7 +215,7 @@ mod tests {
         let subs = [sub(10, 1000, 0), SubflowView { backup: true, ..sub(50, 1000, 0) }];
         let segs = [MetaSeg::new(0, 1000, 1, SimTime::ZERO), MetaSeg::new(1000, 1000, 1, SimTime::ZERO)];
         let meta = MetaView { new_data: true, next_dsn: 2000, next_len: 1000, unsent: 5000, data_una: 0, ..MetaView::default() };
-        let v = SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[1, 0], meta, segs: MetaSegs { front: &segs, back: &[] } };
+        let v = SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[1, 0], meta, segs: MetaSegs { front: &segs, back: &[] }, mem: &[] };
         let mut out = vec![];
         s.schedule(&v, &mut out);
         // The backup (first in list order) is skipped for new data while subflow 0 works.

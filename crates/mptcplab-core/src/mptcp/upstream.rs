@@ -1,0 +1,188 @@
+//! Connection-level mechanisms of the upstream Linux MPTCP stack (torvalds/linux
+//! `net/mptcp`, Linux 6.x, read at the 6.18-era tree) that the `upstream` profile
+//! switches on: the MPTCP-level retransmit timer, stale subflows, per-subflow send
+//! buffers (`sk_sndbuf`, `sk_wmem_queued`) and the connection's send-buffer auto-tuning.
+//! The subflow choice itself is `scheduler::upstream`; docs/upstream-profile.md
+//! explains the model and lists what it leaves out.
+//!
+//! Which kernel a connection follows is `Stack`: the simulator's default is the
+//! out-of-tree v0.9x kernel the seeds measured.
+
+use crate::units::SimTime;
+
+/// The MPTCP implementation a connection follows (set by the scenario's `run.profile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stack {
+    /// Out-of-tree multipath-tcp.org v0.9x (Linux 4.x): a subflow RTO reinjects its data
+    /// and marks it potentially failed (`pf`); subflows are walked newest first.
+    #[default]
+    OutOfTree,
+    /// Upstream Linux 6.x: no reinjection on a subflow RTO; an MPTCP-level retransmit
+    /// timer and stale subflows instead; per-subflow send queues; subflows walked oldest
+    /// first (`list_add_tail` onto `conn_list` in `__mptcp_subflow_connect`, subflow.c).
+    Upstream,
+}
+
+/// `TCP_RTO_MIN` (include/net/tcp.h): the MPTCP retransmit interval when no subflow has
+/// a timer pending (`__mptcp_set_timeout`, protocol.c).
+pub const TCP_RTO_MIN: SimTime = SimTime::from_ms(200);
+
+/// `net.mptcp.stale_loss_cnt` default (ctrl.c): a subflow whose MPTCP-level
+/// retransmission periods pass without an ACK more than this many times is stale
+/// (`mptcp_pm_subflows_chk_stale`, pm.c).
+pub const STALE_LOSS_CNT: u8 = 4;
+
+/// `net.ipv4.tcp_wmem` defaults (min, default, max) in bytes.
+pub const TCP_WMEM: [u64; 3] = [4096, 16384, 4 * 1024 * 1024];
+
+/// Truesize a transmit skb adds beyond its payload (`sk_wmem_queued` accounting of
+/// `tcp_skb_entail`; the skb head of `alloc_skb_fclone(MAX_TCP_HEADER)`). Measured on
+/// this project's Linux 6.18 x86-64 machine: `ss -tm` shows w = payload + 832 per skb.
+pub const SKB_TX_OVERHEAD: u64 = 832;
+
+/// `MAX_TCP_HEADER + SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` as
+/// `tcp_sndbuf_expand` adds it: 512 reproduces the measured `tb` 46 080 = 2 × 10 × 2 304
+/// right after connect at mss 1448 on the same machine.
+const SNDBUF_HEADROOM: u64 = 512;
+/// `SKB_DATA_ALIGN(sizeof(struct sk_buff))` on x86-64.
+const SK_BUFF_SIZE: u64 = 256;
+
+/// Data bytes of one `mptcp_data_frag` when the application writes continuously: a
+/// 32 KiB page frag (`SKB_FRAG_PAGE_ORDER`) minus the 40-byte frag header that
+/// `mptcp_carve_data_frag` puts at its start. A push (`__subflow_push_pending`) and an
+/// MPTCP-level retransmission (`__mptcp_retrans`) work in whole frags.
+pub const DFRAG_DATA_BYTES: u64 = 32_768 - 40;
+
+/// `MPTCP_SEND_BURST_SIZE` (protocol.c): 64 KiB − tcphdr 20 − MAX_TCP_OPTION_SPACE 40 −
+/// ipv6hdr 40 − frag_hdr 8.
+pub const SEND_BURST_BYTES: u64 = 65_536 - 20 - 40 - 40 - 8;
+
+/// End of the data frag that holds `dsn` (frags at fixed offsets of the data stream).
+pub fn dfrag_end(dsn: u64) -> u64 { (dsn / DFRAG_DATA_BYTES + 1) * DFRAG_DATA_BYTES }
+
+/// `sk_wmem_queued` of a subflow holding `bytes` of payload in `segs` skbs (one per
+/// segment: the kernel backend turns TSO and GSO off).
+pub fn wmem_queued(bytes: u64, segs: u64) -> u64 { bytes + segs * SKB_TX_OVERHEAD }
+
+/// `tcp_sndbuf_expand` (tcp_input.c): `sndbuf_expand · max(TCP_INIT_CWND, cwnd,
+/// reordering + 1) · per_mss`, capped at `tcp_wmem[2]`, with `per_mss =
+/// roundup_pow_of_two(mss_clamp + headroom) + sizeof(sk_buff)` and `mss_clamp` = mss +
+/// the 12-byte timestamp option. `factor` is the congestion control's `sndbuf_expand`
+/// (3 for BBR, `bbr_sndbuf_expand`; 2 otherwise).
+pub fn sndbuf_expand(mss: u32, cwnd: u32, factor: u64) -> u64 {
+    let per_mss = (mss as u64 + 12 + SNDBUF_HEADROOM).next_power_of_two() + SK_BUFF_SIZE;
+    // tp->reordering starts at 3 (sysctl_tcp_reordering): reordering + 1 = 4 < 10.
+    let nr_segs = cwnd.max(10) as u64;
+    (factor * nr_segs * per_mss).min(TCP_WMEM[2])
+}
+
+/// Per-subflow state of the MPTCP-level loss detection (`mptcp_subflow_context`:
+/// `stale_count`, `stale_rcv_tstamp`) and the subflow's send buffer. The `stale` flag
+/// itself is the subflow's `pf`: both make every scheduler skip the subflow until an
+/// ACK arrives on it (`mptcp_subflow_active` -> `mptcp_subflow_set_active`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SubflowUp {
+    /// MPTCP retransmission periods in a row in which it held data and got no ACK.
+    pub stale_count: u8,
+    /// `rcv_tstamp` when the count started.
+    pub stale_rcv_tstamp: SimTime,
+    /// `tcp_sock.rcv_tstamp`: when the last ACK arrived on the subflow.
+    pub rcv_tstamp: SimTime,
+    /// `sk_sndbuf` in truesize bytes (0 before the subflow is created).
+    pub sndbuf: u64,
+}
+
+/// Connection-level state of the upstream stack.
+#[derive(Clone, Debug)]
+pub struct MetaUp {
+    /// `msk->timer_ival`: the MPTCP retransmit timer's interval.
+    pub timer_ival: SimTime,
+    /// When the MPTCP retransmit timer fires (None: not pending).
+    pub rtx_deadline: Option<SimTime>,
+    /// The engine has an event at this time for the timer.
+    pub rtx_event_at: Option<SimTime>,
+    /// The path manager heard that the connection is fully established.
+    pub pm_notified: bool,
+    /// `SO_SNDBUF` given: buffers do not auto-tune (`SOCK_SNDBUF_LOCK`).
+    pub sndbuf_locked: bool,
+    /// The congestion control's `sndbuf_expand` factor (3 for BBR, else 2).
+    pub sndbuf_factor: u64,
+    /// Subflow send buffers are modelled: the upstream stack, or a scheduler that fills
+    /// subflow send queues (`Scheduler::queues_data`) on either stack.
+    pub model_sndbuf: bool,
+}
+
+impl MetaUp {
+    pub fn new(sndbuf_locked: bool) -> MetaUp { MetaUp { timer_ival: TCP_RTO_MIN, rtx_deadline: None, rtx_event_at: None, pm_notified: false, sndbuf_locked, sndbuf_factor: 2, model_sndbuf: false } }
+
+    /// `__mptcp_set_timeout`: the longest remaining retransmit timer among the subflows
+    /// not counting losses (`mptcp_timeout_from_subflow`), or `TCP_RTO_MIN`.
+    pub fn set_timeout(&mut self, tout: SimTime) { self.timer_ival = if tout > SimTime::ZERO { tout } else { TCP_RTO_MIN }; }
+
+    /// `mptcp_reset_rtx_timer`: (re)arm at now + `timer_ival`.
+    pub fn reset_timer(&mut self, now: SimTime) { self.rtx_deadline = Some(now + self.timer_ival); }
+}
+
+/// `mptcp_pm_subflow_chk_stale` (pm.c) for a subflow that still holds data when the
+/// MPTCP retransmit timer fires: count the periods without an ACK. `stale` is the
+/// subflow's flag. Returns true when a non-stale subflow's count passed
+/// `STALE_LOSS_CNT` (the caller then runs `mptcp_pm_subflows_chk_stale`).
+pub fn count_stale(s: &mut SubflowUp, stale: &mut bool) -> bool {
+    if s.stale_count == 0 {
+        s.stale_rcv_tstamp = s.rcv_tstamp;
+        s.stale_count = 1;
+        false
+    } else if s.stale_rcv_tstamp == s.rcv_tstamp {
+        s.stale_count = s.stale_count.saturating_add(1);
+        !*stale && s.stale_count > STALE_LOSS_CNT
+    } else {
+        // Progress: `mptcp_subflow_set_active`.
+        s.stale_count = 0;
+        *stale = false;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sndbuf_expand_reproduces_the_measured_kernel_figures() {
+        // Measured on Linux 6.18 (ss -tm, mss 1448, cubic): tb 46 080 after connect,
+        // 96 768 at cwnd 21.
+        assert_eq!(sndbuf_expand(1448, 10, 2), 46_080);
+        assert_eq!(sndbuf_expand(1448, 21, 2), 96_768);
+        assert_eq!(sndbuf_expand(1448, 3, 2), 46_080, "never below TCP_INIT_CWND segments");
+        assert_eq!(sndbuf_expand(1448, 10, 3), 69_120, "BBR provisions 3 x cwnd");
+        assert_eq!(sndbuf_expand(1448, 100_000, 2), TCP_WMEM[2]);
+    }
+
+    #[test]
+    fn frags_and_bursts_have_the_kernel_sizes() {
+        assert_eq!(SEND_BURST_BYTES, 65_428);
+        assert_eq!(dfrag_end(0), 32_728);
+        assert_eq!(dfrag_end(32_727), 32_728);
+        assert_eq!(dfrag_end(32_728), 65_456);
+        assert_eq!(wmem_queued(10 * 1448, 10), 14_480 + 8_320);
+    }
+
+    #[test]
+    fn a_subflow_turns_stale_after_more_than_four_periods_without_an_ack() {
+        let mut s = SubflowUp { rcv_tstamp: SimTime::from_ms(5), ..Default::default() };
+        let mut stale = false;
+        assert!(!count_stale(&mut s, &mut stale));
+        for k in 2..=4 {
+            assert!(!count_stale(&mut s, &mut stale), "count {k}");
+        }
+        assert!(count_stale(&mut s, &mut stale), "the fifth period without an ACK");
+        assert_eq!(s.stale_count, 5);
+        // Already stale: nothing more to do.
+        stale = true;
+        assert!(!count_stale(&mut s, &mut stale));
+        // An ACK arrived: the next check resets the count and clears `stale`.
+        s.rcv_tstamp = SimTime::from_ms(900);
+        assert!(!count_stale(&mut s, &mut stale));
+        assert_eq!((s.stale_count, stale), (0, false));
+    }
+}

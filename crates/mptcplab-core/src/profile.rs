@@ -1,0 +1,282 @@
+//! Profiles: one scenario switch, `[run] profile`, that says which Linux MPTCP the
+//! simulator follows. `out_of_tree` (the default) is the multipath-tcp.org v0.9x kernel
+//! on Linux 4.x that the seeds measured; `upstream` is the MPTCP of mainline Linux 6.x
+//! (the kernel backend's), so that a simulated run and a kernel run of one scenario file
+//! compare like with like. A scenario's explicit fields override what a profile sets.
+//!
+//! Each profile lists what it sets and, for `upstream`, the kernel mechanisms the
+//! simulator does not model (`gaps`): `mptcplab.profile_gaps("upstream")` returns them
+//! so that `validate` can print them beside its figures. docs/upstream-profile.md.
+
+use crate::mptcp::upstream::Stack;
+use crate::options::OptValue;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The profile a scenario runs under.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileName {
+    /// Out-of-tree multipath-tcp.org v0.9x (Linux 4.x): minRTT with opportunistic
+    /// retransmission and penalisation, fullmesh, reinjection on a subflow RTO.
+    #[default]
+    OutOfTree,
+    /// Upstream Linux 6.x MPTCP: the linger-time scheduler, the in-kernel path manager,
+    /// the MPTCP-level retransmit timer, auto-tuned send buffers.
+    Upstream,
+}
+
+/// One default a profile sets: the scenario field, its value, and the source.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    pub field: &'static str,
+    pub value: &'static str,
+    pub source: &'static str,
+}
+
+/// A kernel mechanism the simulator does not model under a profile.
+#[derive(Clone, Copy, Debug)]
+pub struct Gap {
+    /// Short name, stable for scripts.
+    pub name: &'static str,
+    /// What the kernel does, with its source.
+    pub kernel: &'static str,
+    /// What the simulator does instead, and which results it moves.
+    pub sim: &'static str,
+}
+
+#[derive(Debug)]
+pub struct ProfileInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub settings: &'static [Setting],
+    pub gaps: &'static [Gap],
+}
+
+impl ProfileName {
+    pub fn info(self) -> &'static ProfileInfo {
+        match self {
+            ProfileName::OutOfTree => &REGISTRY[0],
+            ProfileName::Upstream => &REGISTRY[1],
+        }
+    }
+    pub fn stack(self) -> Stack {
+        match self {
+            ProfileName::OutOfTree => Stack::OutOfTree,
+            ProfileName::Upstream => Stack::Upstream,
+        }
+    }
+    /// Scheduler when a connection names none.
+    pub fn scheduler(self) -> &'static str {
+        match self {
+            ProfileName::OutOfTree => "minrtt",
+            ProfileName::Upstream => "upstream",
+        }
+    }
+    /// Path manager when a connection names none.
+    pub fn path_manager(self) -> &'static str {
+        match self {
+            ProfileName::OutOfTree => "fullmesh",
+            ProfileName::Upstream => "in_kernel",
+        }
+    }
+    /// `opportunistic_retransmission` and `penalisation` when a connection does not say.
+    pub fn rcv_buf_optimization(self) -> bool { self == ProfileName::OutOfTree }
+    /// Congestion-control options the profile sets for `cc` unless `cc_options` gives
+    /// them (Linux values of the kernel the profile follows).
+    pub fn cc_defaults(self, cc: &str) -> &'static [(&'static str, i64)] {
+        match (self, cc) {
+            // tcp_bbr.c of Linux >= 5.10: ACK aggregation (5.1), 1 % pacing margin (4.20),
+            // strict min-RTT filter update (5.10). Values: 1 = true for the bools.
+            (ProfileName::Upstream, "bbr" | "coupled_bbr") => &[("ack_aggregation", 1), ("pacing_margin_percent", 1), ("min_rtt_strict", 1)],
+            // tcp_scalable.c of Linux >= 5.7 counts acked packets (TCP_SCALABLE_AI_CNT 100).
+            (ProfileName::Upstream, "scalable") => &[("ai_cnt", 100)],
+            _ => &[],
+        }
+    }
+}
+
+/// Merge a profile's congestion-control defaults under the scenario's own `cc_options`.
+pub fn merge_cc_defaults(profile: ProfileName, cc: &str, params: &mut crate::options::Params) {
+    let Some(info) = crate::cc::registry::info(cc) else { return };
+    for &(name, v) in profile.cc_defaults(cc) {
+        if params.contains_key(name) {
+            continue;
+        }
+        let value = match info.option(name).map(|o| o.kind) {
+            Some(crate::options::OptKind::Bool) => OptValue::Bool(v != 0),
+            Some(crate::options::OptKind::Int { .. }) => OptValue::Int(v),
+            _ => continue,
+        };
+        params.insert(name.to_string(), value);
+    }
+}
+
+pub const REGISTRY: &[ProfileInfo] = &[
+    ProfileInfo {
+        name: "out_of_tree",
+        description: "Out-of-tree multipath-tcp.org v0.9x on Linux 4.x, the kernels the seeds measured (the default)",
+        settings: &[
+            Setting { field: "connections[].scheduler", value: "minrtt", source: "mptcp_sched.c (v0.95)" },
+            Setting { field: "connections[].path_manager", value: "fullmesh", source: "mptcp_fullmesh.c (v0.95)" },
+            Setting { field: "connections[].opportunistic_retransmission", value: "true", source: "mptcp_rcv_buf_optimization" },
+            Setting { field: "connections[].penalisation", value: "true", source: "mptcp_rcv_buf_optimization" },
+            Setting { field: "connections[].send_buffer", value: "4 MiB, fixed", source: "tcp_wmem[2]" },
+            Setting { field: "(stack)", value: "subflow RTO reinjects its data and marks it pf; subflows walked newest first", source: "mptcp_sub_retransmit_timer, mptcp_reinject_data, mptcp_add_sock" },
+        ],
+        gaps: &[],
+    },
+    ProfileInfo {
+        name: "upstream",
+        description: "Upstream Linux 6.x MPTCP (net/mptcp, the kernel backend's): linger-time scheduler, in-kernel path manager, MPTCP-level retransmit timer, auto-tuned send buffers",
+        settings: &[
+            Setting { field: "connections[].scheduler", value: "upstream", source: "sched.c mptcp_sched_default_get_send -> protocol.c mptcp_subflow_get_send" },
+            Setting { field: "connections[].path_manager", value: "in_kernel (subflows_limit 2, add_addr_accepted 0)", source: "pm_kernel.c; limits default subflows_max 2, add_addr_accept_max 0" },
+            Setting { field: "connections[].opportunistic_retransmission", value: "false", source: "not in upstream (out-of-tree mptcp_rcv_buf_optimization)" },
+            Setting { field: "connections[].penalisation", value: "false", source: "not in upstream (out-of-tree mptcp_rcv_buf_optimization)" },
+            Setting { field: "connections[].send_buffer", value: "auto: tcp_wmem[0] + sum of the subflows' sk_sndbuf, each tcp_sndbuf_expand-ed (a given send_buffer locks it, SO_SNDBUF)", source: "protocol.h __mptcp_sync_sndbuf; tcp_input.c tcp_sndbuf_expand, tcp_should_expand_sndbuf" },
+            Setting { field: "cc_options (bbr, coupled_bbr)", value: "ack_aggregation = true, pacing_margin_percent = 1, min_rtt_strict = true", source: "tcp_bbr.c (Linux >= 5.10)" },
+            Setting { field: "cc_options (scalable)", value: "ai_cnt = 100", source: "tcp_scalable.c (Linux >= 5.7)" },
+            Setting { field: "(stack)", value: "no MPTCP action on a subflow RTO; MPTCP retransmit timer (head data frag on an idle subflow); stale subflows after 4 periods without an ACK, whose data is rewound; path manager starts when the connection is fully established; subflows walked oldest first", source: "protocol.c mptcp_retransmit_timer, __mptcp_retrans, mptcp_subflow_get_retrans, __mptcp_retransmit_pending_data; pm.c mptcp_pm_subflow_chk_stale; options.c check_fully_established" },
+        ],
+        gaps: UPSTREAM_GAPS,
+    },
+];
+
+/// What the upstream profile leaves out (docs/upstream-profile.md, "Known gaps").
+pub const UPSTREAM_GAPS: &[Gap] = &[
+    Gap {
+        name: "rack_tlp",
+        kernel: "RACK-TLP loss detection (RFC 8985; tcp_recovery.c, tcp_output.c tcp_schedule_loss_probe), on by default (net.ipv4.tcp_recovery = 1): time-based loss marking and a tail loss probe about 2 SRTT after the last send",
+        sim: "3-duplicate-ACK / SACK-count fast retransmit and the RTO; tail losses wait for the RTO (>= 200 ms + SRTT). The kernel's MPTCP retransmit interval follows the pending subflow timer, often the loss probe; the simulator's follows the RTO",
+    },
+    Gap {
+        name: "receive_buffer_autotuning",
+        kernel: "receive-buffer auto-tuning (DRS: tcp_rcv_space_adjust, mptcp_rcv_space_adjust) from tcp_rmem[1] = 128 KiB up to tcp_rmem[2] when no receive_buffer is set",
+        sim: "a fixed receive buffer, receive_buffer or 6 MiB (tcp_rmem[2]) from the start: early in a connection the kernel's window is smaller",
+    },
+    Gap {
+        name: "scaling_ratio",
+        kernel: "the advertised window is free space times the measured payload/truesize ratio (tcp_win_from_space, Linux >= 6.6)",
+        sim: "payload accounting (the kernel backend calibrates SO_RCVBUF to it) or `linux` accounting (tcp_adv_win_scale = 1)",
+    },
+    Gap {
+        name: "sack_compression",
+        kernel: "SACK compression (tcp_comp_sack_*, Linux >= 4.19) delays ACKs for out-of-order data; GRO and quick-ACK heuristics",
+        sim: "an immediate ACK for every out-of-order segment",
+    },
+    Gap {
+        name: "add_addr",
+        kernel: "ADD_ADDR/RM_ADDR signalling (signal endpoints, add_addr_accepted, ADD_ADDR retransmission), MP_PRIO sent on the fly by `ip mptcp endpoint change`",
+        sim: "the server has one address and announces none (as the kernel backend builds it): add_addr_accepted and the fullmesh flag open no extra subflow",
+    },
+    Gap {
+        name: "data_frag_layout",
+        kernel: "data frags (mptcp_data_frag) follow the application's writes into 32 KiB page frags; a push and an MPTCP-level retransmission work in frags",
+        sim: "frags at fixed 32 728-byte offsets of the data stream (a continuous writer); a push moves whole segments",
+    },
+    Gap {
+        name: "skb_truesize",
+        kernel: "sk_wmem_queued and sk_sndbuf count skb truesize (one skb per segment with offloads off)",
+        sim: "payload + 832 bytes per segment and tcp_sndbuf_expand with a 2 304-byte per-MSS size at mss 1448, both measured on Linux 6.18 x86-64 (ss -tm)",
+    },
+    Gap {
+        name: "pacing_rate_sampling",
+        kernel: "sk_pacing_rate is recomputed per ACK (tcp_update_pacing_rate); the linger time reads it",
+        sim: "computed from cwnd, ssthresh, packets_out and SRTT at each scheduling decision",
+    },
+    Gap {
+        name: "deferred_work",
+        kernel: "pushes to another subflow are delegated (MPTCP_DELEGATE_SEND), retransmissions run in the MPTCP worker, timers have jiffy resolution",
+        sim: "all of it happens at once, with nanosecond timers",
+    },
+    Gap {
+        name: "connection_teardown",
+        kernel: "DATA_FIN, subflow close and reset (__mptcp_close_ssk re-injects pending data), MP_FAIL / fallback to TCP, MP_FASTCLOSE",
+        sim: "not modelled: subflows never close, no fallback",
+    },
+    Gap {
+        name: "background_tcp_send_buffer",
+        kernel: "background TCP flows auto-tune their send buffer too (tcp_sndbuf_expand)",
+        sim: "background flows keep a fixed send buffer (send_buffer or 4 MiB)",
+    },
+    Gap {
+        name: "tcp_since_4x",
+        kernel: "other TCP changes between Linux 4.x and 6.18 (e.g. cwnd-validation and undo fixes, TSQ, autocorking)",
+        sim: "the simulator's TCP follows Linux 4.x (reference tcp.md) apart from what the profile sets",
+    },
+];
+
+/// The profiles as JSON (for the Python front end): name, description, settings, gaps.
+pub fn catalogue_json() -> String {
+    let v: Vec<serde_json::Value> = REGISTRY
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "name": p.name,
+                "description": p.description,
+                "settings": p.settings.iter().map(|s| serde_json::json!({"field": s.field, "value": s.value, "source": s.source})).collect::<Vec<_>>(),
+                "gaps": p.gaps.iter().map(|g| serde_json::json!({"name": g.name, "kernel": g.kernel, "sim": g.sim})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(v).to_string()
+}
+
+/// The profiles and the upstream gaps as Markdown (`mptcplab list --markdown`).
+pub fn markdown() -> String {
+    let cell = |t: &str| t.replace('|', "\\|");
+    let mut s = String::from("| profile | field | value | source |\n|---|---|---|---|\n");
+    for p in REGISTRY {
+        for st in p.settings {
+            s.push_str(&format!("| `{}` | {} | {} | {} |\n", p.name, cell(st.field), cell(st.value), cell(st.source)));
+        }
+    }
+    for p in REGISTRY.iter().filter(|p| !p.gaps.is_empty()) {
+        s.push_str(&format!("\nKnown gaps of `{}` (the kernel does, the simulator does not):\n\n| gap | kernel | simulator |\n|---|---|---|\n", p.name));
+        for g in p.gaps {
+            s.push_str(&format!("| `{}` | {} | {} |\n", g.name, cell(g.kernel), cell(g.sim)));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_matches_the_enum_and_upstream_lists_rack_tlp() {
+        assert_eq!(ProfileName::OutOfTree.info().name, "out_of_tree");
+        assert_eq!(ProfileName::Upstream.info().name, "upstream");
+        assert!(ProfileName::Upstream.info().gaps.iter().any(|g| g.name == "rack_tlp"));
+        let names: Vec<&str> = UPSTREAM_GAPS.iter().map(|g| g.name).collect();
+        let mut dedup = names.clone();
+        dedup.dedup();
+        assert_eq!(names, dedup, "gap names are unique");
+    }
+
+    #[test]
+    fn cc_defaults_fill_only_what_the_scenario_leaves_out_and_are_valid_options() {
+        let mut p = crate::options::Params::new();
+        p.insert("pacing_margin_percent".into(), OptValue::Int(0));
+        merge_cc_defaults(ProfileName::Upstream, "bbr", &mut p);
+        assert_eq!(p.get("pacing_margin_percent"), Some(&OptValue::Int(0)), "explicit wins");
+        assert_eq!(p.get("ack_aggregation"), Some(&OptValue::Bool(true)));
+        assert_eq!(p.get("min_rtt_strict"), Some(&OptValue::Bool(true)));
+        crate::cc::registry::validate("bbr", &p).unwrap();
+        let mut p = crate::options::Params::new();
+        merge_cc_defaults(ProfileName::Upstream, "scalable", &mut p);
+        crate::cc::registry::validate("scalable", &p).unwrap();
+        assert_eq!(p.get("ai_cnt"), Some(&OptValue::Int(100)));
+        let mut p = crate::options::Params::new();
+        merge_cc_defaults(ProfileName::OutOfTree, "bbr", &mut p);
+        assert!(p.is_empty());
+        for cc in crate::cc::REGISTRY {
+            let mut p = crate::options::Params::new();
+            merge_cc_defaults(ProfileName::Upstream, cc.name, &mut p);
+            crate::cc::registry::validate(cc.name, &p).unwrap_or_else(|e| panic!("{}: {}", cc.name, e.message));
+            assert_eq!(p.len(), ProfileName::Upstream.cc_defaults(cc.name).len(), "{}: every default is an option of the controller", cc.name);
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! Issue 6, "An upstream profile in the simulator": `[run] profile = "upstream"` runs
+//! the Linux 6.x MPTCP (scheduler `upstream`, path manager `in_kernel`, MPTCP-level
+//! retransmission, no penalisation). docs/upstream-profile.md. Run with `--nocapture` to
+//! see the figures.
+
+mod common;
+use common::*;
+use mptcplab_core::mptcp::conn::SubState;
+use mptcplab_core::units::SimTime;
+use mptcplab_core::{Scenario, Simulator};
+
+/// Step to `until`, checking the invariants after every event.
+fn run_checked(s: &mut Simulator, until: SimTime) {
+    while s.step(until) {
+        if let Err(e) = s.check_invariants() {
+            panic!("at {}: {e}", s.now);
+        }
+    }
+    s.run_until(until);
+}
+
+/// Links `a` (20 Mbit/s, 10 ms one way) and `b` (10 Mbit/s, 40 ms), one path each, and
+/// one cubic connection over both; `run` and `conn` add lines to those tables, `a` to
+/// link a's.
+fn two_paths(run: &str, conn: &str, a: &str) -> Scenario {
+    scenario_toml(&format!(
+        r#"
+    [run]
+    duration = "20 s"
+    {run}
+    [[links]]
+    name = "a"
+    rate = "20 Mbit/s"
+    delay = "10 ms"
+    queue = "100 pkt"
+    {a}
+    [[links]]
+    name = "b"
+    rate = "10 Mbit/s"
+    delay = "40 ms"
+    queue = "100 pkt"
+    [[paths]]
+    name = "pa"
+    links = ["a"]
+    [[paths]]
+    name = "pb"
+    links = ["b"]
+    [[connections]]
+    name = "mp"
+    paths = ["pa", "pb"]
+    cc = "cubic"
+    {conn}
+"#
+    ))
+}
+
+/// Four paths over four 10 Mbit/s links (10 ms one way), one connection over all of them.
+fn four_paths(pm_options: &str) -> Scenario {
+    let mut t = String::from("[run]\nduration = \"3 s\"\nprofile = \"upstream\"\n");
+    for i in 0..4 {
+        t += &format!("[[links]]\nname = \"l{i}\"\nrate = \"10 Mbit/s\"\ndelay = \"10 ms\"\n[[paths]]\nname = \"p{i}\"\nlinks = [\"l{i}\"]\n");
+    }
+    t += &format!("[[connections]]\nname = \"mp\"\npaths = \"all\"\ninitial_path = \"p1\"\n{pm_options}\n");
+    scenario_toml(&t)
+}
+
+const UPSTREAM: &str = "profile = \"upstream\"";
+
+fn established(s: &Simulator) -> Vec<usize> { s.conns[0].subflows.iter().filter(|x| x.state == SubState::Established).map(|x| x.path).collect() }
+
+#[test]
+fn the_profile_selects_the_upstream_scheduler_and_path_manager_and_explicit_fields_override_it() {
+    let plan = two_paths(UPSTREAM, "", "").plan().unwrap();
+    let c = &plan.conns[0];
+    assert_eq!((c.scheduler.as_str(), c.path_manager.as_str()), ("upstream", "in_kernel"));
+    assert!(!c.opportunistic_retransmission && !c.penalisation);
+    assert!(c.cfg.send_buffer_auto, "no send_buffer: auto-tuned as the kernel's");
+    // The default profile is the out-of-tree kernel's.
+    let c = &two_paths("", "", "").plan().unwrap().conns[0];
+    assert_eq!((c.scheduler.as_str(), c.path_manager.as_str(), c.penalisation), ("minrtt", "fullmesh", true));
+    // Explicit fields win over the profile.
+    let sc = two_paths(UPSTREAM, "scheduler = \"minrtt\"\npath_manager = \"fullmesh\"\npenalisation = true\nsend_buffer = \"1 MiB\"\ncc_options = { pacing_margin_percent = 0 }", "");
+    let plan = with_cc(&sc, "bbr").plan().unwrap();
+    let c = &plan.conns[0];
+    assert_eq!((c.scheduler.as_str(), c.path_manager.as_str(), c.penalisation, c.cfg.send_buffer_auto), ("minrtt", "fullmesh", true, false));
+    use mptcplab_core::options::OptValue;
+    assert_eq!(c.cfg.cc_params.get("pacing_margin_percent"), Some(&OptValue::Int(0)), "explicit cc option kept");
+    assert_eq!(c.cfg.cc_params.get("ack_aggregation"), Some(&OptValue::Bool(true)), "upstream BBR default filled in");
+    // The normalized scenario records the profile and its defaults, and plans the same.
+    let n = two_paths(UPSTREAM, "", "").normalized().unwrap();
+    assert_eq!(n.connections[0].scheduler.as_deref(), Some("upstream"));
+    assert!(n.connections[0].send_buffer.is_none(), "auto-tuned: no fixed send_buffer written");
+    assert!(n.plan().unwrap().conns[0].cfg.send_buffer_auto);
+}
+
+/// The scenario with connection 0's congestion control replaced.
+fn with_cc(sc: &Scenario, cc: &str) -> Scenario {
+    let mut j: serde_json::Value = serde_json::from_str(&sc.to_json()).unwrap();
+    j["connections"][0]["cc"] = serde_json::json!(cc);
+    Scenario::from_json(&j.to_string()).unwrap()
+}
+
+#[test]
+fn the_in_kernel_path_manager_opens_exactly_the_subflows_its_limit_allows() {
+    // Initial subflow on p1; the other three paths are the remaining endpoints.
+    for (opts, want) in [
+        ("", vec![1, 0, 2]),
+        ("path_manager_options = { subflows_limit = 2 }", vec![1, 0, 2]),
+        ("path_manager_options = { subflows_limit = 8 }", vec![1, 0, 2, 3]),
+        ("path_manager_options = { subflows_limit = 1, fullmesh = true, add_addr_accepted = 8 }", vec![1, 0]),
+        ("path_manager_options = { subflows_limit = 0 }", vec![1]),
+    ] {
+        let mut s = build(&four_paths(opts), None);
+        run_checked(&mut s, SimTime::from_secs(3));
+        let mut got = established(&s);
+        got.sort_unstable();
+        let mut w = want.clone();
+        w.sort_unstable();
+        assert_eq!(got, w, "{opts:?}");
+        // Subflows are opened in endpoint (path) order.
+        let created: Vec<usize> = s.metrics.events.reason.iter().zip(&s.metrics.events.subflow).filter(|(r, _)| **r == "opened").map(|(_, &sub)| s.conns[0].subflows[sub as usize].path).collect();
+        assert_eq!(created, want, "{opts:?}");
+        // Every opened subflow carries data.
+        for sub in s.subflow_summary().iter().filter(|x| x.bytes_sent > 0 || want.contains(&(x.path as usize))) {
+            assert!(sub.bytes_sent > 0, "{opts:?}: subflow {} idle", sub.subflow);
+        }
+    }
+}
+
+#[test]
+fn the_path_manager_waits_until_the_connection_is_fully_established() {
+    // 20 ms RTT: the SYN-ACK arrives at 20 ms, the first DATA_ACK at 40 ms. Out-of-tree
+    // fullmesh opens its join at the SYN-ACK; upstream at the first DATA_ACK
+    // (check_fully_established).
+    let opened = |run: &str| {
+        let sc = two_paths(run, "", "");
+        let mut s = build(&sc, None);
+        run_checked(&mut s, SimTime::from_ms(300));
+        let e = &s.metrics.events;
+        (0..e.len()).find(|&k| e.subflow[k] == 1 && e.reason[k] == "opened").map(|k| e.time_s[k]).unwrap()
+    };
+    let (oot, up) = (opened(""), opened(UPSTREAM));
+    println!("join opened at {oot:.4} s (out-of-tree) and {up:.4} s (upstream)");
+    assert!((oot - 0.020).abs() < 0.002, "{oot}");
+    assert!((up - 0.040).abs() < 0.003, "{up}");
+}
+
+#[test]
+fn a_bulk_run_under_the_profile_uses_both_paths_and_never_penalises() {
+    // A 200 KB receive buffer: the v0.9x default penalises the slow subflow and
+    // retransmits opportunistically; upstream has neither, so the figures differ.
+    let rb = "receive_buffer = \"200 KB\"";
+    let mut up = build(&two_paths(UPSTREAM, rb, ""), None);
+    run_checked(&mut up, SimTime::from_secs(20));
+    let mut oot = build(&two_paths("", rb, ""), None);
+    oot.run();
+    let (gu, go) = (goodput(&up, 0), goodput(&oot, 0));
+    let total: u64 = up.subflow_summary().iter().map(|x| x.bytes_sent).sum();
+    for sub in up.subflow_summary() {
+        println!("upstream subflow {}: {:.1} % of the bytes, penalised {}, copies {}", sub.subflow, 100.0 * sub.bytes_sent as f64 / total as f64, sub.sched_penalised, sub.sched_copied_segs);
+        assert!(sub.bytes_sent as f64 > 0.15 * total as f64, "both paths carry data");
+        assert_eq!((sub.sched_penalised, sub.sched_copied_segs), (0, 0));
+    }
+    let pen: u64 = oot.subflow_summary().iter().map(|x| x.sched_penalised).sum();
+    println!("goodput: upstream {gu:.2} Mbit/s, out-of-tree default {go:.2} Mbit/s (penalisations {pen})");
+    assert!(pen > 0, "the v0.9x default penalises here");
+    assert!((gu - go).abs() > 0.05 * go, "the profiles differ: {gu} vs {go}");
+    // With an ample buffer both reach the sum of the two paths.
+    let mut big = build(&two_paths(UPSTREAM, "", ""), None);
+    big.run();
+    assert!(goodput(&big, 0) > 0.9 * 28.0, "{}", goodput(&big, 0));
+}
+
+#[test]
+fn runs_under_the_profile_are_deterministic() {
+    let sc = two_paths(UPSTREAM, "receive_buffer = \"300 KB\"", "schedule = [{ at = \"5 s\", state = \"down\" }, { at = \"9 s\", state = \"up\" }]\nloss = 0.002");
+    let fingerprint = |s: &Simulator| {
+        let f = &s.summary()[0];
+        let subs: Vec<(u64, u64, u64, u64)> = s.subflow_summary().iter().map(|x| (x.bytes_sent, x.bytes_retrans, x.sched_reinjected_segs, x.rto_count)).collect();
+        (f.bytes_delivered, f.bytes_sent, subs, s.stats().events, s.conns[0].stats.meta_rtx_fired)
+    };
+    let mut a = build(&sc, None);
+    a.run();
+    let mut b = build(&sc, None);
+    b.run();
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let mut c = build(&sc, Some(7));
+    c.run();
+    assert_ne!(fingerprint(&a), fingerprint(&c), "another seed draws other losses");
+}
+
+#[test]
+fn a_dead_path_turns_stale_after_the_mptcp_timer_finds_no_progress_and_its_data_moves() {
+    // Link a (the fast path) goes down at 5 s for good.
+    let sc = two_paths(UPSTREAM, "", "schedule = [{ at = \"5 s\", state = \"down\" }]");
+    let mut s = build(&sc, None);
+    run_checked(&mut s, SimTime::from_secs(5));
+    let before = s.conns[0].rcv.read_total;
+    run_checked(&mut s, SimTime::from_secs(20));
+    let e = &s.metrics.events;
+    let stale: Vec<f64> = (0..e.len()).filter(|&k| e.reason[k] == "stale").map(|k| e.time_s[k]).collect();
+    let st = &s.conns[0].stats;
+    println!("stale at {stale:?}; MPTCP timer fired {} times, resent {} segments; {} subflow marked stale", st.meta_rtx_fired, st.meta_rtx_segs, st.stale_marked);
+    // stale_loss_cnt = 4: the fifth timer period without an ACK, each >= 200 ms.
+    assert_eq!(stale.len(), 1);
+    assert!(stale[0] > 5.0 + 5.0 * 0.2 && stale[0] < 5.0 + 5.0, "{stale:?}");
+    assert!(s.conns[0].subflows[0].pf, "stale");
+    // Path b alone carries the transfer afterwards (10 Mbit/s).
+    let rate = (s.conns[0].rcv.read_total - before) as f64 * 8.0 / 15.0 / 1e6;
+    assert!(rate > 7.0, "{rate:.2} Mbit/s after the failure");
+    // Not the out-of-tree reaction (failed at the first RTO, data reinjected then).
+    assert!(!e.reason.iter().any(|r| *r == "rto"), "no subflow failed at an RTO");
+}
+
+#[test]
+fn a_backup_subflow_stays_unused_until_no_active_subflow_is_left() {
+    // Path b is a backup (endpoint flag `backup`); link a fails at 5 s and returns at 12 s.
+    let mut t = two_paths(UPSTREAM, "", "schedule = [{ at = \"5 s\", state = \"down\" }, { at = \"12 s\", state = \"up\" }]");
+    t.paths[1].backup = Some(true);
+    let mut s = build(&t, None);
+    run_checked(&mut s, SimTime::from_secs(5));
+    let sent_b = |s: &Simulator| s.conns[0].subflows[1].tx.stats.bytes_sent;
+    assert!(s.conns[0].subflows[1].backup);
+    assert_eq!(s.conns[0].subflows[1].state, SubState::Established);
+    assert_eq!(sent_b(&s), 0, "no data on the backup while the active subflow works");
+    run_checked(&mut s, SimTime::from_secs(11));
+    let taken_over = sent_b(&s);
+    assert!(taken_over > 1_000_000, "the backup carried the data: {taken_over}");
+    run_checked(&mut s, SimTime::from_secs(15));
+    let back = sent_b(&s);
+    run_checked(&mut s, SimTime::from_secs(20));
+    assert_eq!(sent_b(&s), back, "active again: the backup goes idle");
+    assert!(s.conns[0].subflows[0].tx.stats.bytes_sent > 0 && !s.conns[0].subflows[0].pf);
+}
+
+#[test]
+fn the_mptcp_retransmit_timer_resends_the_head_frag_on_an_idle_subflow() {
+    // An 8 MB transfer: when link a dies at 1 s, subflow b sends the rest and goes idle
+    // while the head of the data waits on a; the MPTCP retransmit timer resends it on b
+    // (`__mptcp_retrans`) and the transfer completes.
+    let sc = two_paths(UPSTREAM, "app = { kind = \"bulk\", size = \"8 MB\" }", "schedule = [{ at = \"1 s\", state = \"down\" }]");
+    let mut s = build(&sc, None);
+    run_checked(&mut s, SimTime::from_secs(20));
+    let c = &s.conns[0];
+    println!("completed at {:?}; MPTCP timer fired {}, resent {} segments, stale {}", c.completed_at, c.stats.meta_rtx_fired, c.stats.meta_rtx_segs, c.stats.stale_marked);
+    assert_eq!(c.rcv.read_total, 8_000_000);
+    assert!(c.completed_at.is_some());
+    assert!(c.stats.meta_rtx_segs > 0, "the timer resent data on the idle subflow");
+    assert!(c.subflows[1].sched.reinjected_segs > 0);
+}
+
+#[test]
+fn bad_profile_input_names_the_field() {
+    let bad = |run: &str, conn: &str| two_paths(run, conn, "").plan().err().map(|e| (e.field, e.message));
+    let (f, m) = {
+        let v: toml::Value = toml::from_str("[run]\nprofile = \"mainline\"").unwrap();
+        let e = Scenario::deserialize_from(v).err().unwrap();
+        (e.field, e.message)
+    };
+    assert_eq!(f, "run.profile");
+    assert!(m.contains("upstream") && m.contains("out_of_tree"), "{m}");
+    let (f, m) = bad(UPSTREAM, "path_manager_options = { subflows_limit = 9 }").unwrap();
+    assert_eq!(f, "connections[0].path_manager_options.subflows_limit");
+    assert!(m.contains("[0, 8]"), "{m}");
+    let (f, _) = bad(UPSTREAM, "path_manager_options = { add_addr_accepted = \"8\" }").unwrap();
+    assert_eq!(f, "connections[0].path_manager_options.add_addr_accepted");
+    let (f, _) = bad(UPSTREAM, "path_manager_options = { endpoints = 2 }").unwrap();
+    assert_eq!(f, "connections[0].path_manager_options.endpoints");
+    let (f, m) = bad(UPSTREAM, "penalisation = true").unwrap();
+    assert_eq!(f, "connections[0].penalisation");
+    assert!(m.contains("out-of-tree"), "{m}");
+    let (f, _) = bad("", "scheduler = \"upstream\"\nopportunistic_retransmission = true").unwrap();
+    assert_eq!(f, "connections[0].opportunistic_retransmission");
+    let (f, _) = bad(UPSTREAM, "scheduler_options = { burst = 1 }").unwrap();
+    assert_eq!(f, "connections[0].scheduler_options.burst");
+    // Nine paths: more endpoints than a namespace holds.
+    let mut t = String::from("[run]\nprofile = \"upstream\"\n");
+    for i in 0..9 {
+        t += &format!("[[links]]\nname = \"l{i}\"\nrate = \"10 Mbit/s\"\ndelay = \"10 ms\"\n[[paths]]\nname = \"p{i}\"\nlinks = [\"l{i}\"]\n");
+    }
+    t += "[[connections]]\nname = \"mp\"\npaths = \"all\"\n";
+    let e = scenario_toml(&t).plan().err().unwrap();
+    assert_eq!(e.field, "connections[0].path_manager");
+    assert!(e.message.contains("at most 8"), "{}", e.message);
+}
