@@ -291,6 +291,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.scenario is None:
+        return _validate_matrix(args)
+    for flag, given in (("--quick", args.quick), ("--reps", args.reps is not None), ("--out", args.out is not None)):
+        if given:
+            raise ScenarioError(flag, "belongs to the sim-vs-kernel matrix (`mptcplab validate` without SCENARIO)")
     scenario = _load_scenario(args.scenario).validate()
     data = scenario.to_dict()
     if args.print:
@@ -301,6 +306,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if isinstance(data.get(k), list) and data[k]
     )
     print(f"ok: {args.scenario}: {counts}")
+    return EXIT_OK
+
+
+def _validate_matrix(args: argparse.Namespace) -> int:
+    from .kernel.validate import run_validate
+
+    if args.print:
+        raise ScenarioError("--print", "shows a scenario file normalised: give SCENARIO")
+    out = args.out or ("validate-quick" if args.quick else "validate")
+    report = run_validate(quick=args.quick, reps=args.reps, out=out)
+    print(report.text())
+    print(f"\nwrote {out}/validate.txt, validate.json, validate.csv and reproduction.json "
+          f"(`mptcplab report {out}`)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -535,9 +553,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_schema)
 
-    p = sub.add_parser("validate", parents=[common], help="check a scenario file")
-    p.add_argument("scenario", metavar="SCENARIO")
-    p.add_argument("--print", action="store_true", help="print the normalised scenario as JSON")
+    p = sub.add_parser(
+        "validate", parents=[common],
+        help="check a scenario file; without one, run the sim-vs-kernel matrix (docs/kernel.md)",
+        description="`mptcplab validate SCENARIO` checks a scenario file. `mptcplab validate` without a "
+                    "scenario runs the fixed sim-vs-kernel matrix (scenarios/validate/, root and Linux MPTCP "
+                    "needed) and prints, per scenario and CC, the sim/kernel goodput ratio, each subflow's "
+                    "share difference and both backends' RTT, with 95 % CIs; the last line is the worst ratio.")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help="scenario file to check; omit it to run the sim-vs-kernel matrix")
+    p.add_argument("--print", action="store_true", help="with SCENARIO: print the normalised scenario as JSON")
+    g = p.add_argument_group("the sim-vs-kernel matrix (no SCENARIO)")
+    g.add_argument("--quick", action="store_true", help="2 scenarios, 2 runs of 4 s per backend (CI, ~1 min)")
+    g.add_argument("--reps", type=int, metavar="N", help="runs per backend and scenario (default 3; quick 2)")
+    g.add_argument("--out", metavar="DIR", help="where to write validate.txt/.json/.csv and reproduction.json "
+                   "(default validate/ or validate-quick/)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("bench", parents=[common], help="benchmark the simulator on two fixed scenarios")

@@ -247,10 +247,12 @@ def _draw_bars(ax: Axes, data: Mapping[str, Any], field: str) -> None:
             sp = spread(vals)
             xs.append(j - 0.4 + width * (k + 0.5))
             means.append(sp["mean"])
-            p_lo.append(sp["mean"] - sp["p10"])
-            p_hi.append(sp["p90"] - sp["mean"])
-            lo.append(sp["mean"] - sp["min"])
-            hi.append(sp["max"] - sp["mean"])
+            # max(0, ...): the float mean of equal values can land a rounding error
+            # outside them, and matplotlib refuses negative error bars
+            p_lo.append(max(0.0, sp["mean"] - sp["p10"]))
+            p_hi.append(max(0.0, sp["p90"] - sp["mean"]))
+            lo.append(max(0.0, sp["mean"] - sp["min"]))
+            hi.append(max(0.0, sp["max"] - sp["mean"]))
         color = COLORS[k % len(COLORS)]
         ax.bar(xs, means, width=width * 0.9, color=color, label=label, zorder=2)
         ax.errorbar(xs, means, yerr=[lo, hi], fmt="none", ecolor="#333333", elinewidth=0.8, capsize=3, zorder=3)

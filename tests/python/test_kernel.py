@@ -10,6 +10,7 @@ MPTCPLAB_KERNEL_SOAK_RUNS=50 (`pytest tests/python/test_kernel.py -k sigkill`); 
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -87,6 +88,31 @@ def test_a_plan_lays_out_paths_endpoints_and_flows():
     mp, bg = plan.flows
     assert (mp.kind, mp.initial_path, mp.receive_buffer, mp.send_buffer) == ("mptcp", 1, 200_000, None)
     assert (bg.kind, bg.cc, bg.start_s, bg.port) == ("tcp", "reno", 1.0, mp.port + 1)
+
+
+def test_a_pcdc_plan_makes_paths_outside_sp_star_backup_endpoints_and_withholds_at_t():
+    d = two_path_scenario()
+    d["paths"].append({"name": "p2", "links": ["l1"]})
+    c = d["connections"][0]
+    c.update(paths=["p0", "p1", "p2"], path_manager="pcdc", initial_path="p1",
+             path_manager_options={"sp": ["p0", "p2"], "withhold": ["p2"], "withhold_at_ms": 1500})
+    plan = make_plan(Scenario.from_dict(d))
+    assert plan.endpoints == [0, 1, 2] and plan.standby == [1] and not plan.fullmesh
+    assert (plan.withhold, plan.withhold_at_s) == ([2], 1.5)
+    from mptcplab.kernel.backend import _flow_cfg
+
+    cfg = _flow_cfg(plan)[0]  # the initial path is outside SP*: MP_PRIO once the 2 joins are up
+    assert cfg["mp_prio_after_connect"] == [2] and cfg["mp_prio_wait_subflows"] == 2
+
+
+def test_a_stream_plan_keeps_the_simulators_frame_schedule():
+    d = two_path_scenario()
+    d["connections"][0]["app"] = {"kind": "stream", "bitrate": "4 Mbit/s", "frame_rate": 30, "duration": "1 s"}
+    st = make_plan(Scenario.from_dict(d)).flows[0]
+    assert st.stream is not None and (st.stream.bitrate_bps, st.stream.frame_rate) == (4e6, 30.0)
+    # frame k ends at floor((k + 1) * 4e6 / 240): sizes 16666 or 16667 B, 30 frames in 1 s
+    assert [st.stream.frame_end(k) for k in range(3)] == [16666, 33333, 50000]
+    assert st.stream.frames_in(1.0) == 30 and st.size_bytes == 500_000
 
 
 def test_a_ramp_becomes_stairs_of_100_ms_from_the_value_in_force():
@@ -329,3 +355,81 @@ def test_a_kernel_without_mptcp_is_refused_in_one_line(monkeypatch):
     assert err.value.field == "--backend"
     assert err.value.message == ("kernel: this kernel has no MPTCP (no net.mptcp sysctls); "
                                  "the sim backend runs this scenario")
+
+
+# -- PCDC, streaming and sweeps on the kernel (issue 6, phase 2) ----------------------------
+@kernel
+@pytest.mark.parametrize("sp, standby", [(["p0"], "p1"), (["p1"], "p0")])
+def test_pcdc_on_the_kernel_leaves_a_path_outside_sp_star_without_data(sp, standby):
+    """Seed 000's PCDC: the subflow of a path outside SP* stays established as a backup
+    and carries ~0 bytes while the SP* path carries the data; also when it is the initial
+    subflow's path (MP_PRIO once the join is up: it carries only the handshake window)."""
+    from mptcplab.kernel import run_kernel
+
+    d = two_path_scenario("3 s")
+    d["connections"][0].update(path_manager="pcdc", path_manager_options={"sp": sp})
+    r = run_kernel(d)
+    s = r.summary.iloc[0]
+    assert s["integrity"] == "ok" and s["subflows"] == 2
+    acked = r.subflow_summary.groupby("path")["bytes_acked"].sum()
+    keep = sp[0]
+    assert acked[keep] > 1_000_000, acked  # 3 s at 5-10 Mbit/s
+    # from 0.5 s on, the standby subflow carries nothing
+    ts = r.timeseries.subflows
+    ts = ts[ts.path == standby].set_index("time_s")["bytes_acked"]
+    assert ts.iloc[-1] - ts.loc[0.5] < 3000, ts
+    ev = r.subflow_events
+    if standby == "p1":  # joined with the B bit: ~0 bytes, not even the handshake window
+        assert acked[standby] < 1000, acked
+        assert ev[ev.path == "p1"]["to"].tolist() == ["backup"]
+    else:  # the initial subflow: MP_PRIO once the join is up, so only the first RTTs on p0
+        prio = ev[(ev.path == "p0") & (ev.reason == "mp_prio")]
+        assert len(prio) == 1 and prio["time_s"].iloc[0] < 0.5
+        assert acked[standby] < 400_000, acked  # 10 Mbit/s for well under 0.5 s
+    assert r.meta["pcdc"]["standby_paths"] == [standby]
+
+
+@kernel
+def test_a_stream_on_the_kernel_fills_the_frames_table_and_passes_the_integrity_check():
+    from mptcplab.kernel import run_kernel
+
+    d = two_path_scenario("2 s")
+    d["connections"][0]["app"] = {"kind": "stream", "bitrate": "4 Mbit/s", "frame_rate": 25}
+    r = run_kernel(d)
+    s = r.summary.iloc[0]
+    assert s["integrity"] == "ok" and s["app_bytes_sent"] == s["app_bytes_received"]
+    f = r.frames
+    # 25 frame/s from the connect: 49 or 50 frames scheduled before 2 s, 20 000 B each
+    assert 48 <= len(f) <= 50 and (f["size_bytes"] == 20_000).all()
+    assert (f["scheduled_s"].diff().dropna().round(6) == 0.04).all()
+    done = f.dropna()
+    assert len(done) >= len(f) - 3  # the last frames may still be in flight at 2 s
+    # stages in order (taken/acked are polled every 2 ms: up to one poll late)
+    assert (done["enqueued_s"] >= done["scheduled_s"]).all()
+    assert (done["delivered_s"] >= done["enqueued_s"] + 0.005).all()  # one-way delay >= 5 ms
+    assert (done["acked_s"] + 0.005 >= done["taken_s"]).all()
+    # 4 Mbit/s fits in either path: no queueing in the app, delivery within ~one RTT
+    assert done["wait_ms"].max() < 20 and 5 < done["delivery_ms"].median() < 60
+    assert r.delay.empty  # per-segment DATA_ACK samples: not available on the kernel
+    m = r.metrics()
+    assert m["frames"] == len(f) and m["frame_ack_av_ms"] > m["frame_delivery_av_ms"] - 1
+    assert r.meta["frames"]["c0"]["polls"] > 500
+
+
+@kernel
+def test_a_sweep_plan_with_backend_kernel_runs_its_two_points_one_at_a_time(tmp_path):
+    from mptcplab.sweep import load_plan, run_sweep
+
+    (tmp_path / "base.toml").write_text(Scenario.from_dict(two_path_scenario("1 s")).to_toml())
+    plan_path = tmp_path / "plan.toml"
+    plan_path.write_text('scenario = "base.toml"\nname = "k"\nbackend = "kernel"\n'
+                         '[parameters]\n"connections[0].cc" = ["reno", "cubic"]\n')
+    plan = load_plan(plan_path)
+    assert [p.kernel for p in plan.points()] == [True, True]
+    frame = run_sweep(plan, out=tmp_path / "store", workers=2, progress=False, log=lambda m: None)
+    assert sorted(frame["connections[0].cc"]) == ["cubic", "reno"] and (frame["goodput_mbps"] > 3).all()
+    recs = [json.loads(p.read_text()) for p in sorted((tmp_path / "store" / "points").glob("*.json"))]
+    assert [r["backend"] for r in recs] == ["kernel", "kernel"]
+    assert sorted(r["summary"]["cc"][0] for r in recs) == ["cubic", "reno"]  # what the kernel read back
+    spans = sorted((r["started_unix_s"], r["started_unix_s"] + r["wall_s"]) for r in recs)
+    assert spans[0][1] <= spans[1][0], spans  # one at a time

@@ -81,6 +81,13 @@ def test_bars_show_the_mean_with_10_90_percent_and_min_max_bars():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["x", "10–90 %", "min–max"]
 
 
+def test_bars_of_equal_values_whose_float_mean_rounds_past_them_still_draw():
+    v = 13.394579199999999  # a goodput of `mptcplab validate`: sum([v] * 3) / 3 = 13.3945792 > v,
+    assert sum([v] * 3) / 3 > v  # so max - mean < 0: matplotlib refused the error bar
+    fig = plot.bars(["a"], [{"label": "x", "values": [[v, v, v]]}])
+    assert fig.axes[0].patches[0].get_height() == pytest.approx(v)
+
+
 def test_bars_leave_out_categories_without_runs():
     fig = plot.bars(["a", "b", "c"], [{"label": "x", "values": [[1.0], [], [3.0, 5.0]]}])
     assert [p.get_height() for p in fig.axes[0].patches] == pytest.approx([1.0, 4.0])

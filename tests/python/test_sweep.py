@@ -174,6 +174,40 @@ def test_version_mismatch_refuses_unless_asked(tmp_path, monkeypatch):
     assert list(mixed["version"]) == ["0.0.0-old"] * 2
 
 
+def test_a_plan_with_backend_kernel_runs_its_points_in_the_driver_one_at_a_time(tmp_path, monkeypatch):
+    """`backend = "kernel"` marks every point (Point.kernel, is_kernel's rule), keys it
+    apart from the same scenario on the simulator, and run_sweep runs such points one
+    after another in the driver (never in the pool) through run_point(backend="kernel").
+    The kernel itself is replaced here; test_kernel.py runs it for real (root)."""
+    import mptcplab.kernel
+
+    body = '[parameters]\n"connections[0].cc" = ["reno", "cubic"]\n'
+    sim_plan = load_plan(write_plan(tmp_path, body, name="sim.toml"))
+    plan = load_plan(write_plan(tmp_path, 'backend = "kernel"\n' + body, name="kernel.toml"))
+    assert [p.kernel for p in plan.points()] == [True, True] and not any(p.kernel for p in sim_plan.points())
+    assert {p.scenario_hash for p in plan.points()}.isdisjoint(p.scenario_hash for p in sim_plan.points())
+    calls: list[tuple[str, str, float, float]] = []
+    real = sweep_run.run_point
+
+    def fake(scenario_json, version, marks_s=(), backend="sim"):
+        t = time.monotonic()
+        time.sleep(0.05)
+        rec = real(scenario_json, version, marks_s)  # the simulator stands in for the kernel
+        calls.append((backend, json.loads(scenario_json)["connections"][0]["cc"], t, time.monotonic()))
+        return {**rec, "backend": backend}
+
+    monkeypatch.setattr(sweep_run, "run_point", fake)
+    monkeypatch.setattr(mptcplab.kernel, "check_environment", lambda: None)
+    monkeypatch.setattr(sweep_run, "_run_local", lambda pts, *a: pytest.fail(f"{len(pts)} points sent to the pool"))
+    frame = run_sweep(plan, out=tmp_path / "out", workers=4, progress=False, log=lambda _m: None)
+    assert [c[:2] for c in calls] == [("kernel", "reno"), ("kernel", "cubic")]
+    assert calls[0][3] <= calls[1][2]  # the second started after the first ended
+    assert len(frame) == 2
+    with pytest.raises(ScenarioError) as info:
+        load_plan(write_plan(tmp_path, 'backend = "ns3"\n', name="bad.toml"))
+    assert info.value.field == "backend"
+
+
 def test_worker_version_check():
     with pytest.raises(VersionMismatch):
         run_point(Scenario.from_dict(minimal("1 s")).to_json(), "0.0.0-other")

@@ -11,6 +11,11 @@ start costs little and nothing of the simulator loads:
   address; writes a known byte stream for the duration (or the size), then closes
   and waits for the receiver to close; samples per-subflow ``tcp_info`` through
   ``getsockopt(SOL_MPTCP, MPTCP_TCPINFO)`` and friends at every tick.
+  A stream (``app.kind = "stream"``) writes frames on the frame clock through a
+  non-blocking socket: what the send buffer does not take waits in the app's queue.
+  A poller thread reads ``MPTCP_INFO`` (``TCP_INFO`` for TCP) every POLL_S for the bytes
+  the MPTCP level took (``mptcpi_bytes_sent`` = snd_nxt progress) and DATA_ACKed
+  (``mptcpi_bytes_acked``), which date each frame's taken and acked stages.
 - ``udp-send`` / ``udp-recv``: probes of ``mptcplab kernel selftest``.
 
 The byte stream: chunk k (64 KiB) is k as 8 little-endian bytes, then 65 528 bytes
@@ -21,7 +26,10 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import json
+import math
 import os
+import select
+import subprocess
 import random
 import socket
 import struct
@@ -38,6 +46,7 @@ CHUNK = 65536
 TCPI_SIZE = 248           # struct tcp_info up to tcpi_total_rto_time (6.7+)
 ADDRS_SIZE = 256          # struct mptcp_subflow_addrs: two sockaddr_storage unions
 MAX_SUBFLOWS = 16
+POLL_S = 0.002            # a stream's MPTCP_INFO poll: the resolution of taken_s and acked_s
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: die with the run (prctl(2))
@@ -62,6 +71,17 @@ def stream_sha256(seed: int, length: int) -> str:
         length -= len(c)
         k += 1
     return h.hexdigest()
+
+
+def frame_end(stream: dict, k: int) -> int:
+    """Data offset just past frame k: floor((k + 1) · bitrate / (8 · frame_rate))
+    (docs/streaming.md; the simulator's Stream::frame_end)."""
+    return int(math.floor((k + 1) * stream["bitrate_bps"] / (8.0 * stream["frame_rate"])))
+
+
+def frame_offset_s(stream: dict, k: int) -> float:
+    """Frame k's offset from the frame clock's origin, round(k / frame_rate) in ns."""
+    return round(k * 1e9 / stream["frame_rate"]) / 1e9
 
 
 def _raw_getsockopt(fd: int, level: int, opt: int, buf: ctypes.Array) -> int:
@@ -152,7 +172,7 @@ def server(cfg: dict) -> None:
     flows = cfg["flows"]
     t0, dt, duration = cfg["t0"], cfg["sample_s"], cfg["duration_s"]
     state = {f["name"]: {"bytes": 0, "hash": hashlib.sha256(), "done": False, "error": None, "end_t": None,
-                         "rcvbuf_set": None, "rcvbuf_kernel": None, "inq": 0} for f in flows}
+                         "rcvbuf_set": None, "rcvbuf_kernel": None, "inq": 0, "delivered": []} for f in flows}
     listeners = []
     for f in flows:
         proto = IPPROTO_MPTCP if f["kind"] == "mptcp" else socket.IPPROTO_TCP
@@ -183,6 +203,9 @@ def server(cfg: dict) -> None:
             buf = bytearray(256 * 1024)
             view = memoryview(buf)
             h = st["hash"]
+            stream = f.get("stream")
+            delivered = st["delivered"]
+            next_end = frame_end(stream, 0) if stream else None
             while True:
                 n = c.recv_into(buf)
                 if n == 0:
@@ -192,6 +215,10 @@ def server(cfg: dict) -> None:
                 h.update(view[:n])
                 st["bytes"] += n
                 st["end_t"] = time.monotonic()
+                # A frame is delivered when the app has read its last byte.
+                while next_end is not None and next_end <= st["bytes"]:
+                    delivered.append(round(st["end_t"] - t0, 6))
+                    next_end = frame_end(stream, len(delivered))
             st["done"] = True
             c.close()
         except OSError as err:
@@ -218,23 +245,160 @@ def server(cfg: dict) -> None:
         "delivered_at_end": delivered_at_end,
         "flows": {n: {"bytes": st["bytes"], "sha256": st["hash"].hexdigest(), "done": st["done"],
                       "error": st["error"], "end_s": None if st["end_t"] is None else st["end_t"] - t0,
-                      "rcvbuf_set": st["rcvbuf_set"], "rcvbuf_kernel": st["rcvbuf_kernel"]}
+                      "rcvbuf_set": st["rcvbuf_set"], "rcvbuf_kernel": st["rcvbuf_kernel"],
+                      "frames_delivered_s": st["delivered"]}
                   for n, st in state.items()},
     }
     print(json.dumps(out), flush=True)
 
 
 # -- client ---------------------------------------------------------------------------------
+def _mp_prio(endpoint_ids: list[int], fullmesh: bool) -> list[str]:
+    """MP_PRIO backup on the subflows from these endpoints' addresses (RFC 8684 §3.3.8;
+    `ip mptcp endpoint change ID backup`, ip-mptcp(8)); errors come back as text. The
+    fullmesh flag is restated: a change of it removes and reopens the subflows."""
+    errors = []
+    for eid in endpoint_ids:
+        proc = subprocess.run(["ip", "mptcp", "endpoint", "change", "id", str(eid), "backup",
+                               *(["fullmesh"] if fullmesh else [])], capture_output=True, text=True)
+        if proc.returncode != 0:
+            errors.append(f"endpoint {eid}: {(proc.stderr or proc.stdout).strip()}")
+    return errors
+
+
+def _initial_backup(s: socket.socket, f: dict, st: dict, t0: float, end: float) -> None:
+    """PCDC with the initial subflow's path outside SP*: MP_PRIO it to backup once the
+    joins are up. Not at once: an MP_PRIO before the connection is fully established
+    (before the first DATA_ACK) kept this kernel's path manager from opening any join,
+    and until a join exists the initial subflow is the only one to send on anyway."""
+    want = f["mp_prio_wait_subflows"]
+    while time.monotonic() < end:
+        try:
+            if parse_mptcp_info(s.getsockopt(SOL_MPTCP, MPTCP_INFO, 128))["subflows"] >= want:
+                break
+        except OSError:
+            return
+        time.sleep(0.002)
+    errs = _mp_prio(f["mp_prio_after_connect"], f["fullmesh"])
+    st["mp_prio"].append([round(time.monotonic() - t0, 6), f["mp_prio_after_connect"], errs])
+
+
+def _bulk(s: socket.socket, f: dict, st: dict, base: bytes, end: float) -> None:
+    """Write the stream of bytes until `end` (or the flow's size)."""
+    s.settimeout(0.05)
+    size = f.get("size_bytes")
+    k, off = 0, 0
+    chunk = memoryview(stream_chunk(base, 0))
+    h = st["hash"]
+    while time.monotonic() < end and (size is None or st["sent"] < size):
+        lim = CHUNK if size is None else min(CHUNK, off + size - st["sent"])
+        try:
+            n = s.send(chunk[off:lim])
+        except socket.timeout:
+            continue
+        h.update(chunk[off: off + n])
+        st["sent"] += n
+        off += n
+        if off >= lim:
+            k, off = k + 1, 0
+            chunk = memoryview(stream_chunk(base, k))
+
+
+def _stream(s: socket.socket, f: dict, st: dict, base: bytes, t0: float, end: float) -> None:
+    """Frames on the frame clock (docs/streaming.md): frame k is generated at origin +
+    round(k / frame_rate) and queued in the app; the non-blocking socket takes what its
+    send buffer holds, the rest waits in order. Records each frame's scheduled time, end
+    offset and the time its last byte entered the send buffer (enqueued)."""
+    stream = f["stream"]
+    origin = time.monotonic()  # the frame clock starts when connect() returned
+    stop = end if stream.get("duration_s") is None else min(end, origin + stream["duration_s"])
+    frames = st["frames"]  # [scheduled_s, end_offset, enqueued_s]
+    s.setblocking(False)
+    h = st["hash"]
+    generated, written, k, cursor = 0, 0, 0, 0
+    ck = -1
+    chunk = memoryview(b"")
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            break
+        while origin + frame_offset_s(stream, k) <= now and origin + frame_offset_s(stream, k) < stop:
+            generated = frame_end(stream, k)
+            frames.append([round(origin + frame_offset_s(stream, k) - t0, 9), generated, None])
+            k += 1
+        while written < generated:
+            q, off = divmod(written, CHUNK)
+            if q != ck:
+                ck, chunk = q, memoryview(stream_chunk(base, q))
+            lim = min(CHUNK, off + generated - written)
+            t = time.monotonic()  # the bytes enter the buffer during the call: date it by its start
+            try:
+                n = s.send(chunk[off:lim])
+            except (BlockingIOError, InterruptedError):
+                break
+            h.update(chunk[off: off + n])
+            written += n
+            st["sent"] = written
+            while cursor < len(frames) and frames[cursor][1] <= written:
+                frames[cursor][2] = round(t - t0, 9)
+                cursor += 1
+        nxt = origin + frame_offset_s(stream, k)
+        if nxt >= stop and written >= generated:
+            break  # a bounded stream wrote its last frame
+        wake = min(nxt if nxt < stop else end, end)
+        timeout = max(0.0, wake - time.monotonic())
+        if written < generated:
+            select.select([], [s], [], timeout)  # writable, or the next frame is due
+        elif timeout > 0:
+            time.sleep(timeout)
+
+
+def _poll_stages(s: socket.socket, kind: str, st: dict, t0: float, end: float) -> None:
+    """Date the taken and acked stages of a stream's frames: every POLL_S, the bytes the
+    MPTCP level handed to subflows (mptcpi_bytes_sent, which grows with snd_nxt only:
+    protocol.c mptcp_update_post_push) and the bytes DATA_ACKed (mptcpi_bytes_acked); for
+    TCP, tcpi_bytes_sent - tcpi_bytes_retrans and tcpi_bytes_acked. A stage's time is
+    the first poll that saw the frame's last byte past it: late by up to one poll."""
+    frames, taken, acked = st["frames"], st["taken"], st["acked"]
+    polls, last, gap = 0, time.monotonic(), 0.0
+    while not st["stop_poll"]:
+        now = time.monotonic()
+        if now > end:
+            break
+        try:
+            if kind == "mptcp":
+                info = parse_mptcp_info(s.getsockopt(SOL_MPTCP, MPTCP_INFO, 128))
+                t_off, a_off = info["bytes_sent"], info["bytes_acked"]
+            else:
+                info = parse_tcp_info(s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, TCPI_SIZE))
+                t_off, a_off = info["bytes_sent"] - info["bytes_retrans"], info["bytes_acked"]
+        except OSError:
+            break
+        polls += 1
+        gap, last = max(gap, now - last), now
+        t = round(now - t0, 9)
+        n = len(frames)
+        while len(taken) < n and frames[len(taken)][1] <= t_off:
+            taken.append(t)
+        while len(acked) < n and frames[len(acked)][1] <= a_off:
+            acked.append(t)
+        time.sleep(POLL_S)
+    st["polls"], st["poll_max_gap_s"] = polls, round(gap, 6)
+
+
 def client(cfg: dict) -> None:
     flows = cfg["flows"]
     t0, dt, duration, drain = cfg["t0"], cfg["sample_s"], cfg["duration_s"], cfg["drain_s"]
     base = stream_base(cfg["seed"])
     socks: dict[str, socket.socket] = {}
     state = {f["name"]: {"sent": 0, "hash": hashlib.sha256(), "error": None, "closed": "no",
-                         "cc": None, "sndbuf_kernel": None} for f in flows}
+                         "cc": None, "sndbuf_kernel": None, "connected_s": None, "mp_prio": [],
+                         "frames": [], "taken": [], "acked": [], "stop_poll": False, "polls": 0,
+                         "poll_max_gap_s": None} for f in flows}
 
     def send(f: dict) -> None:
         st = state[f["name"]]
+        poller = None
         try:
             delay = t0 + f["start_s"] - time.monotonic()
             if delay > 0:
@@ -249,25 +413,17 @@ def client(cfg: dict) -> None:
             s.bind((f["client_ip"], 0))  # the initial subflow leaves on the initial path
             s.settimeout(max(1.0, t0 + duration - time.monotonic()))
             s.connect((cfg["server_ip"], f["port"]))
+            st["connected_s"] = round(time.monotonic() - t0, 6)
             socks[f["name"]] = s
-            s.settimeout(0.05)
+            if f.get("mp_prio_after_connect"):
+                threading.Thread(target=_initial_backup, args=(s, f, st, t0, t0 + duration), daemon=True).start()
             end = t0 + duration
-            size = f.get("size_bytes")
-            k, off = 0, 0
-            chunk = memoryview(stream_chunk(base, 0))
-            h = st["hash"]
-            while time.monotonic() < end and (size is None or st["sent"] < size):
-                lim = CHUNK if size is None else min(CHUNK, off + size - st["sent"])
-                try:
-                    n = s.send(chunk[off:lim])
-                except socket.timeout:
-                    continue
-                h.update(chunk[off: off + n])
-                st["sent"] += n
-                off += n
-                if off >= lim:
-                    k, off = k + 1, 0
-                    chunk = memoryview(stream_chunk(base, k))
+            if f.get("stream"):
+                poller = threading.Thread(target=_poll_stages, args=(s, f["kind"], st, t0, end), daemon=True)
+                poller.start()
+                _stream(s, f, st, base, t0, end)
+            else:
+                _bulk(s, f, st, base, end)
             # Graceful close: FIN/DATA_FIN after the data, then wait for the peer's close.
             s.settimeout(max(0.5, t0 + duration + drain - time.monotonic()))
             s.shutdown(socket.SHUT_WR)
@@ -280,9 +436,14 @@ def client(cfg: dict) -> None:
                 # a prefix of the stream, checked against the regenerated stream.
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 st["closed"] = "aborted"
+            st["stop_poll"] = True
+            if poller is not None:
+                poller.join(timeout=1.0)
             s.close()
         except OSError as err:
             st["error"] = f"{type(err).__name__}: {err}"
+        finally:
+            st["stop_poll"] = True
 
     threads = [threading.Thread(target=send, args=(f,), daemon=True) for f in flows]
     for th in threads:
@@ -304,7 +465,11 @@ def client(cfg: dict) -> None:
     out = {
         "samples": samples,
         "flows": {n: {"sent": st["sent"], "sha256": st["hash"].hexdigest(), "error": st["error"],
-                      "closed": st["closed"], "cc": st["cc"], "sndbuf_kernel": st["sndbuf_kernel"]}
+                      "closed": st["closed"], "cc": st["cc"], "sndbuf_kernel": st["sndbuf_kernel"],
+                      "connected_s": st["connected_s"], "mp_prio": st["mp_prio"],
+                      "frames": [[fr[0], fr[1], fr[2]] for fr in list(st["frames"])],
+                      "taken_s": list(st["taken"]), "acked_s": list(st["acked"]),
+                      "polls": st["polls"], "poll_max_gap_s": st["poll_max_gap_s"]}
                   for n, st in state.items()},
     }
     print(json.dumps(out), flush=True)

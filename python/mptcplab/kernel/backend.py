@@ -186,6 +186,15 @@ def _flow_cfg(plan: Plan) -> list[dict[str, Any]]:
         "name": f.name, "kind": f.kind, "cc": f.cc, "port": f.port, "start_s": f.start_s,
         "size_bytes": f.size_bytes, "client_ip": plan.paths[f.initial_path].client_ip,
         "send_buffer": f.send_buffer, "receive_buffer": f.so_rcvbuf,
+        "stream": None if f.stream is None else {
+            "bitrate_bps": f.stream.bitrate_bps, "frame_rate": f.stream.frame_rate,
+            "duration_s": f.stream.duration_s},
+        # PCDC: an initial subflow outside SP* is set to backup once connected (MP_PRIO)
+        "mp_prio_after_connect": [f.initial_path + 1] if f.kind == "mptcp" and f.initial_path in plan.standby
+        else [],
+        # joins (mptcpi_subflows counts them) to wait for before that MP_PRIO
+        "fullmesh": plan.fullmesh,
+        "mp_prio_wait_subflows": min(plan.subflows_limit, len([k for k in plan.endpoints if k != f.initial_path])),
     } for f in plan.flows]
 
 
@@ -205,6 +214,11 @@ def _drive(space: RunSpace, emu: Emulator, plan: Plan, drain_s: float, corrupt: 
     client = space.spawn(_apps_cmd("client", {**base, "t0": t0}), "c", stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     actions = schedule_actions(plan)
+    if plan.withhold_at_s is not None:
+        # PCDC Ω measurement (seed 000 Eq. 5): the withheld paths stop carrying data at T
+        # and stay established: MP_PRIO backup on their subflows.
+        actions += [(plan.withhold_at_s, "backup", p, "-", 1.0) for p in plan.withhold]
+        actions.sort(key=lambda a: a[0])
     applied: list[list[Any]] = []
     links_rows: list[dict[str, Any]] = []
     k = 1
@@ -221,6 +235,11 @@ def _drive(space: RunSpace, emu: Emulator, plan: Plan, drain_s: float, corrupt: 
             time.sleep(delay)
         if next_action <= next_tick:
             at, what, link, d, value = actions[ai]
+            if what == "backup":
+                emu.set_backup(link)
+                applied.append([at, round(time.monotonic() - t0, 4), what, plan.paths[link].name, "-", value])
+                ai += 1
+                continue
             if what == "rate":
                 emu.set_rate(link, d, value)
             elif what == "delay":
@@ -286,6 +305,45 @@ def _check_integrity(plan: Plan, cres: dict, sres: dict) -> dict[str, str]:
     return verdict
 
 
+def _frames(plan: Plan, cres: dict, sres: dict) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The `frames` table of the streams (docs/streaming.md): scheduled and enqueued from
+    the sender, taken and acked from its MPTCP_INFO poll (first poll past the frame's
+    last byte), delivered from the receiver. A stage reached after the run's duration is
+    NaN, as in the simulator, whose run ends there."""
+    rows: list[dict[str, Any]] = []
+    timing: dict[str, Any] = {}
+    end = plan.duration_s
+
+    def stage(v: float | None) -> float:
+        return NAN if v is None or v > end + 1e-9 else float(v)
+
+    for f in plan.flows:
+        if f.stream is None:
+            continue
+        c, s = cres["flows"][f.name], sres["flows"][f.name]
+        taken, acked, delivered = c["taken_s"], c["acked_s"], s["frames_delivered_s"]
+        prev_end = 0
+        for k, (sched, end_off, enq) in enumerate(c["frames"]):
+            rows.append({
+                "flow": f.name, "frame": k, "size_bytes": end_off - prev_end, "scheduled_s": sched,
+                "enqueued_s": stage(enq), "taken_s": stage(taken[k] if k < len(taken) else None),
+                "acked_s": stage(acked[k] if k < len(acked) else None),
+                "delivered_s": stage(delivered[k] if k < len(delivered) else None),
+            })
+            prev_end = end_off
+        span = max(1e-9, end - (c["connected_s"] or 0.0))
+        timing[f.name] = {
+            "enqueued_s, delivered_s": "sender and receiver apps, at the write/read that passed the frame's last byte",
+            "taken_s, acked_s": ("first MPTCP_INFO poll (mptcpi_bytes_sent / mptcpi_bytes_acked; TCP_INFO for "
+                                 "TCP) that saw the frame's last byte: late by up to one poll"),
+            "poll_interval_s": apps.POLL_S, "polls": c["polls"],
+            "mean_poll_interval_s": round(span / c["polls"], 6) if c["polls"] else None,
+            "max_poll_gap_s": c["poll_max_gap_s"],
+            "delay_samples": "not available: per-segment DATA_ACK times need the kernel's per-skb state",
+        }
+    return rows, (timing or None)
+
+
 def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict, prefix: str,
             wall: float) -> Result:
     cres, sres = raw["client"], raw["server"]
@@ -312,9 +370,19 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
                 if key not in ids[f.name]:
                     ids[f.name][key] = len(ids[f.name])
                     p = path_of_ip.get(sf["laddr"])
-                    events.append({"time_s": t, "flow": f.name, "subflow": ids[f.name][key],
-                                   "path": p.name if p else sf["laddr"], "from": "idle", "to": "active",
-                                   "reason": "established (first sample)"})
+                    # a join from a backup endpoint opens as a backup subflow (MP_JOIN B bit)
+                    joined_backup = (p is not None and p.index != f.initial_path
+                                     and (p.backup or p.index in plan.standby))
+                    # the initial subflow is up when connect() returned; a join is dated
+                    # by the first sample that shows it
+                    connected = cres["flows"][f.name].get("connected_s")
+                    initial = ids[f.name][key] == 0 and p is not None and p.index == f.initial_path
+                    events.append({"time_s": connected if initial and connected is not None else t,
+                                   "flow": f.name, "subflow": ids[f.name][key],
+                                   "path": p.name if p else sf["laddr"], "from": "idle",
+                                   "to": "backup" if joined_backup else "active",
+                                   "reason": "established (connect returned)" if initial and connected is not None
+                                   else "established (first sample)"})
                 sid = ids[f.name][key]
                 p = path_of_ip.get(sf["laddr"])
                 acked = float(sf["bytes_acked"])
@@ -336,6 +404,24 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
                 last[(f.name, sid)] = r
                 if srtt > 0:
                     srtts.setdefault((f.name, sid), []).append(srtt)
+
+    # MP_PRIO backup while running (PCDC): the initial subflow once connected, and the
+    # withheld paths' subflows at T (Ω measurement).
+    for f in plan.flows:
+        for at, _eids, errs in cres["flows"][f.name].get("mp_prio") or []:
+            if errs:
+                raise KernelRunError(f"flow {f.name}: MP_PRIO failed: {'; '.join(errs)}")
+            events.append({"time_s": at, "flow": f.name, "subflow": 0, "path": plan.paths[f.initial_path].name,
+                           "from": "active", "to": "backup", "reason": "mp_prio"})
+        for _, at, what, pname, _, _ in raw["applied"]:
+            if what != "backup" or f.kind != "mptcp":
+                continue
+            p = next(x for x in plan.paths if x.name == pname)
+            for (laddr, _port), sid in ids[f.name].items():
+                if laddr == p.client_ip:
+                    events.append({"time_s": at, "flow": f.name, "subflow": sid, "path": pname,
+                                   "from": "active", "to": "backup", "reason": "mp_prio"})
+    events.sort(key=lambda e: (e["time_s"], e["flow"], e["subflow"]))
 
     conn_rows: list[dict[str, Any]] = []
     prev_del: dict[str, int] = {}
@@ -382,6 +468,8 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
                 "recoveries": NAN, "sched_new_segs": NAN, "sched_reinjected_segs": NAN,
                 "sched_copied_segs": NAN, "sched_penalised": NAN,
             })
+
+    frame_rows, frame_timing = _frames(plan, cres, sres)
 
     def cols(rows: list[dict[str, Any]], names: list[str] | None = None) -> dict[str, list[Any]]:
         if not rows:
@@ -431,6 +519,14 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         "schedule_step_s": SCHEDULE_STEP_S,
         "schedule_applied": raw["applied"],
         "notes": plan.notes,
+        "pcdc": None if not (plan.standby or plan.withhold) else {
+            "standby_paths": [plan.paths[k].name for k in plan.standby],
+            "withhold_paths": [plan.paths[k].name for k in plan.withhold], "withhold_at_s": plan.withhold_at_s,
+            "how": "paths outside SP*: `ip mptcp endpoint add ... subflow backup` (MP_JOIN with the B bit); "
+                   "the initial subflow's path, once connected, and withheld paths at T: "
+                   "`ip mptcp endpoint change ID backup` (MP_PRIO, RFC 8684 §3.3.8)",
+        },
+        "frames": frame_timing,
         "pcap": emu.pcap_files,
         "tcp_wmem": TCP_WMEM,
     }
@@ -442,6 +538,8 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         "links": cols(raw["links"]),
         "subflow_events": cols(events, ["time_s", "flow", "subflow", "path", "from", "to", "reason"]),
     }
+    if frame_rows:
+        columns["frames"] = cols(frame_rows)
     result = Result(meta, scn, columns=columns)
     result.meta["scenario_sha256"] = scn.sha256()
     return result

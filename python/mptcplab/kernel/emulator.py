@@ -227,21 +227,34 @@ class Emulator:
             return ""
 
     def configure_mptcp(self) -> dict[str, Any]:
-        """Limits on both ends; on the client one endpoint per path of the connections
-        (`subflow`, plus `fullmesh`, plus `backup` for backup paths; ip-mptcp(8))."""
+        """Limits on both ends; on the client one endpoint per path of the connections,
+        id = path index + 1 (`subflow`, plus `fullmesh`, plus `backup` for backup paths and
+        for PCDC's paths outside SP*; ip-mptcp(8)). A PCDC path outside SP* that carries
+        the initial subflow gets its endpoint changed to backup once connected (MP_PRIO,
+        by the client app): an endpoint's flags apply to the joins it opens."""
         sp, plan = self.space, self.plan
-        limits = "limits set subflow 8 add_addr_accepted 8"
-        sp.ip("s", "mptcp", *limits.split())
-        sp.ip("c", "mptcp", *limits.split())
+        sp.ip("s", "mptcp", "limits", "set", "subflow", "8", "add_addr_accepted", "8")
+        sp.ip("c", "mptcp", "limits", "set", "subflow", str(plan.subflows_limit), "add_addr_accepted", "8")
+        initial = {f.initial_path for f in plan.flows if f.kind == "mptcp"}
         for k in plan.endpoints:
             p = plan.paths[k]
-            flags = ["subflow"] + (["fullmesh"] if plan.fullmesh else []) + (["backup"] if p.backup else [])
-            sp.ip("c", "mptcp", "endpoint", "add", p.client_ip, "dev", f"c{k}", *flags)
+            backup = p.backup or (k in plan.standby and k not in initial)
+            flags = ["subflow"] + (["fullmesh"] if plan.fullmesh else []) + (["backup"] if backup else [])
+            sp.ip("c", "mptcp", "endpoint", "add", p.client_ip, "id", str(k + 1), "dev", f"c{k}", *flags)
         return {
             "client_endpoints": sp.ip("c", "mptcp", "endpoint", "show").strip().splitlines(),
             "client_limits": sp.ip("c", "mptcp", "limits", "show").strip(),
             "server_limits": sp.ip("s", "mptcp", "limits", "show").strip(),
         }
+
+    def set_backup(self, path: int) -> None:
+        """MP_PRIO: the subflows from this path's address become backups (RFC 8684
+        §3.3.8; `ip mptcp endpoint change ID backup`)."""
+        # The change sets the backup and fullmesh flags together: a fullmesh flag that
+        # changed would make the kernel remove and reopen the endpoint's subflows
+        # (pm_kernel.c mptcp_pm_nl_fullmesh).
+        self.space.ip("c", "mptcp", "endpoint", "change", "id", str(path + 1), "backup",
+                      *(["fullmesh"] if self.plan.fullmesh else []))
 
     # -- while running ---------------------------------------------------------------------
     def control(self, line: str) -> None:

@@ -18,6 +18,17 @@ from ..errors import ScenarioError
 from ..scenario import Scenario
 
 KERNEL_CC = ("reno", "cubic", "bbr")  # the congestion controls this kernel has
+# Path managers the backend maps onto the in-kernel PM (ip-mptcp(8) endpoints), with the
+# options it maps. pcdc: SP* as `subflow` endpoints, the others `subflow backup` (seed
+# 000; docs/kernel.md). in_kernel: the simulator's model of this very PM (upstream
+# profile), when the core has it.
+KERNEL_PM = ("fullmesh", "default", "pcdc", "in_kernel")
+KERNEL_PM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "fullmesh": (), "default": (), "pcdc": ("sp", "withhold", "withhold_at_ms"),
+    "in_kernel": ("subflows_limit", "add_addr_accepted", "fullmesh"),
+}
+# `upstream` is the simulator's model of the kernel's default scheduler (upstream profile).
+KERNEL_SCHEDULERS = ("minrtt", "upstream")
 MAX_SUBFLOWS = 8  # `ip mptcp limits` accepts at most 8 (MPTCP_PM_ADDR_MAX-bound)
 SCHEDULE_STEP_S = 0.1  # ramps become stairs of this width
 MIN_SAMPLE_S = 0.01  # finest sample interval
@@ -121,6 +132,32 @@ class FlowPlan:
     scheduler: str = "default"
     path_manager: str = "-"
     so_rcvbuf: int | None = None  # what the receiver sets before listen (so_rcvbuf_for)
+    stream: StreamPlan | None = None  # app.kind = "stream"; None: bulk
+
+
+@dataclass
+class StreamPlan:
+    """A streaming app (docs/streaming.md): frame k ends at data offset
+    floor((k + 1) · bitrate / (8 · frame_rate)) and is written at
+    t_connect + round(k / frame_rate); `duration_s` bounds the frames written."""
+    bitrate_bps: float
+    frame_rate: float
+    duration_s: float | None = None
+
+    def frame_end(self, k: int) -> int:
+        return int(math.floor((k + 1) * self.bitrate_bps / (8.0 * self.frame_rate)))
+
+    def frame_offset_s(self, k: int) -> float:
+        return round(k * 1e9 / self.frame_rate) / 1e9
+
+    def frames_in(self, duration_s: float) -> int:
+        """Frames scheduled strictly before `duration_s` after the frame clock's origin."""
+        n = max(0, int(math.ceil(duration_s * self.frame_rate)))
+        while n > 0 and self.frame_offset_s(n - 1) >= duration_s:
+            n -= 1
+        while self.frame_offset_s(n) < duration_s:
+            n += 1
+        return n
 
 
 @dataclass
@@ -136,8 +173,15 @@ class Plan:
     links: list[LinkPlan]
     paths: list[PathPlan]
     flows: list[FlowPlan]
-    endpoints: list[int]        # path indices with an MPTCP endpoint on the client
+    endpoints: list[int]        # path indices with an MPTCP endpoint on the client (id = index + 1)
     fullmesh: bool
+    # PCDC (seed 000): paths outside SP*, whose subflows are backups (MP_JOIN B bit, or
+    # MP_PRIO for the initial subflow), and the paths withheld at `withhold_at_s`
+    # (Ω measurement: MP_PRIO backup while running).
+    standby: list[int] = field(default_factory=list)
+    withhold: list[int] = field(default_factory=list)
+    withhold_at_s: float | None = None
+    subflows_limit: int = MAX_SUBFLOWS  # `ip mptcp limits set subflow N`
     server_ip: str = "10.200.0.1"
     receive_buffer_accounting: str = "payload"
     notes: list[str] = field(default_factory=list)
@@ -155,6 +199,17 @@ class Plan:
             rate = min(self.links[k].fwd.rate_bps for k in p.links) if p.links else 0.0
             total += rate * (len(p.links) + 1) / 2
         return total / 1e6
+
+
+def _stream_plan(app: dict[str, Any], fld: str) -> StreamPlan | None:
+    """The app of a connection or flow: None for bulk, a StreamPlan for a stream."""
+    kind = app.get("kind") or "bulk"
+    if kind == "bulk":
+        return None
+    if kind != "stream":
+        raise _refuse(f"{fld}.kind", f"the kernel backend runs bulk and stream apps only, not {kind}")
+    return StreamPlan(bits_per_s(str(app.get("bitrate") or "4.5 Mbit/s")), float(app.get("frame_rate") or 30.0),
+                      seconds(app["duration"]) if app.get("duration") else None)
 
 
 def _refuse(fld: str, message: str) -> ScenarioError:
@@ -238,6 +293,11 @@ def make_plan(scenario: Scenario) -> Plan:
     conns = data.get("connections", [])
     pm_seen: set[str] = set()
     path_sets: set[tuple[int, ...]] = set()
+    pm_seen_opts: set[str] = set()
+    standby: set[int] = set()
+    withhold: set[int] = set()
+    withhold_at: float | None = None
+    subflows_limit = MAX_SUBFLOWS
     raw_conns = raw.get("connections", []) or []
     for i, c in enumerate(conns):
         fld = f"connections[{i}]"
@@ -247,41 +307,54 @@ def make_plan(scenario: Scenario) -> Plan:
         if c.get("cc_options"):
             raise _refuse(f"{fld}.cc_options", "cc_options are module-wide parameters in the kernel")
         sched = c.get("scheduler") or "minrtt"
-        if sched != "minrtt":
+        if sched not in KERNEL_SCHEDULERS:
             raise _refuse(f"{fld}.scheduler", f"the kernel has its default scheduler only, not {sched}")
         if c.get("scheduler_options"):
             raise _refuse(f"{fld}.scheduler_options", "the kernel's default scheduler has no options")
         pm = c.get("path_manager") or "fullmesh"
-        if pm not in ("fullmesh", "default"):
-            raise _refuse(f"{fld}.path_manager", f"the in-kernel path manager does fullmesh and default only, not {pm}")
-        if c.get("path_manager_options"):
-            raise _refuse(f"{fld}.path_manager_options", "the in-kernel path manager takes no options here")
+        if pm not in KERNEL_PM:
+            raise _refuse(f"{fld}.path_manager", f"the in-kernel path manager does {', '.join(KERNEL_PM)} only, not {pm}")
+        pm_opts = dict(c.get("path_manager_options") or {})
+        bad_opt = sorted(set(pm_opts) - set(KERNEL_PM_OPTIONS[pm]))
+        if bad_opt:
+            raise _refuse(f"{fld}.path_manager_options.{bad_opt[0]}",
+                          f"the kernel backend does not map this option of {pm}")
+        pm_seen_opts.add(json.dumps(pm_opts, sort_keys=True))
         if c.get("read_rate"):
             raise _refuse(f"{fld}.read_rate", "the kernel backend's receiver reads at once")
-        app = c.get("app") or {"kind": "bulk"}
-        if app.get("kind") != "bulk":
-            raise _refuse(f"{fld}.app", f"the kernel backend runs bulk transfers only, not {app.get('kind')}")
+        stream = _stream_plan(c.get("app") or {"kind": "bulk"}, f"{fld}.app")
         pidx = [path_idx[n] for n in c["paths"]]
         if len(pidx) > MAX_SUBFLOWS + 1:
             raise _refuse(f"{fld}.paths", f"the in-kernel path manager opens at most {MAX_SUBFLOWS} extra subflows")
         init = path_idx[c.get("initial_path") or c["paths"][0]]
         pm_seen.add(pm)
         path_sets.add(tuple(sorted(pidx)))
-        if pm == "fullmesh":
+        if pm != "default":
             endpoints.update(pidx)
+        if pm == "pcdc":
+            # SP* (seed 000 Eq. 6): the paths outside it stand by as backup subflows.
+            sp = pm_opts.get("sp")
+            keep = {path_idx[n] for n in sp} if sp is not None else set(pidx)
+            standby.update(p for p in pidx if p not in keep)
+            if pm_opts.get("withhold"):
+                withhold.update(path_idx[n] for n in pm_opts["withhold"])
+                withhold_at = int(pm_opts.get("withhold_at_ms") or 0) / 1000.0
+        if pm == "in_kernel":
+            subflows_limit = int(pm_opts.get("subflows_limit", 2))
         raw_c = raw_conns[i] if i < len(raw_conns) else {}
         rcv = size_bytes(c["receive_buffer"]) if raw_c.get("receive_buffer") else None
         snd = size_bytes(c["send_buffer"]) if raw_c.get("send_buffer") else None
+        app = c.get("app") or {}
         size = size_bytes(app["size"]) if app.get("size") else None
         start = seconds(c.get("start") or "0 s") + (rng.uniform(0, jitter) if jitter else 0.0)
         flows.append(FlowPlan(c["name"], "mptcp", cc, pidx, init, start, size, 5001 + len(flows), snd, rcv,
-                              "default", pm))
+                              "default", pm, stream=stream))
         if c.get("opportunistic_retransmission") or c.get("penalisation"):
             if "upstream" not in " ".join(notes):
                 notes.append("opportunistic retransmission and penalisation are not in upstream MPTCP")
-    if len(pm_seen) > 1 or len(path_sets) > 1:
-        raise _refuse("connections", "all MPTCP connections must use the same paths and path manager "
-                      "(one endpoint set per client namespace)")
+    if len(pm_seen) > 1 or len(path_sets) > 1 or len(pm_seen_opts) > 1:
+        raise _refuse("connections", "all MPTCP connections must use the same paths, path manager and "
+                      "path manager options (one endpoint set per client namespace)")
 
     for i, f in enumerate(data.get("flows", [])):
         fld = f"flows[{i}]"
@@ -293,18 +366,21 @@ def make_plan(scenario: Scenario) -> Plan:
         if f.get("read_rate"):
             raise _refuse(f"{fld}.read_rate", "the kernel backend's receiver reads at once")
         app = f.get("app") or {"kind": "bulk"}
-        if app.get("kind") != "bulk":
-            raise _refuse(f"{fld}.app", f"the kernel backend runs bulk transfers only, not {app.get('kind')}")
+        stream = _stream_plan(app, f"{fld}.app")
         p = path_idx[f["path"]]
         start = seconds(f.get("start") or "0 s") + (rng.uniform(0, jitter) if jitter else 0.0)
         rcv = size_bytes(f["receive_buffer"]) if f.get("receive_buffer") else None
         snd = size_bytes(f["send_buffer"]) if f.get("send_buffer") else None
         size = size_bytes(app["size"]) if app.get("size") else None
-        flows.append(FlowPlan(f["name"], "tcp", cc, [p], p, start, size, 5001 + len(flows), snd, rcv))
+        flows.append(FlowPlan(f["name"], "tcp", cc, [p], p, start, size, 5001 + len(flows), snd, rcv,
+                              stream=stream))
 
     if not flows:
         raise _refuse("connections", "nothing to run: no connection and no flow")
     for fl in flows:
+        if fl.stream is not None and fl.stream.duration_s is not None:
+            n = fl.stream.frames_in(fl.stream.duration_s)
+            fl.size_bytes = fl.stream.frame_end(n - 1) if n else 0  # a bounded stream completes
         if fl.receive_buffer is not None:
             fl.so_rcvbuf = so_rcvbuf_for(fl.receive_buffer, accounting)
     used = {p for fl in flows for p in fl.paths}
@@ -325,8 +401,15 @@ def make_plan(scenario: Scenario) -> Plan:
         paths=[p for p in paths],
         flows=flows,
         endpoints=sorted(endpoints),
-        fullmesh="fullmesh" in pm_seen,
+        # PCDC's endpoints have no fullmesh flag: with the server's one address it opens
+        # the same subflows, and `endpoint change` would then have to restate it.
+        fullmesh=("fullmesh" in pm_seen) or bool(
+            "in_kernel" in pm_seen and any(json.loads(o).get("fullmesh") for o in pm_seen_opts)),
         notes=notes,
+        standby=sorted(standby),
+        withhold=sorted(withhold),
+        withhold_at_s=withhold_at,
+        subflows_limit=subflows_limit,
         receive_buffer_accounting=accounting,
     )
     if not used:

@@ -9,6 +9,7 @@ A plan is a TOML file (docs/sweeps.md):
     seed = 1                                   # default: the base scenario's run.seed (else 1)
     duration = "10 s"                          # optional override of run.duration
     metrics = ["goodput_mbps", "subflow_summary.mean_srtt_ms"]
+    backend = "sim"                            # or "kernel": every point on the Linux stack
 
     [parameters]
     "connections[0].cc" = ["cubic", "lia"]
@@ -34,7 +35,8 @@ from ..scenario import Scenario, _parse_path, check_seed
 __all__ = ["Plan", "Point", "load_plan", "parse_plan", "SUMMARY_TABLES"]
 
 SUMMARY_TABLES = ("summary", "subflow_summary")
-_KEYS = {"name", "scenario", "mode", "repetitions", "seed", "duration", "metrics", "parameters"}
+_KEYS = {"name", "scenario", "mode", "repetitions", "seed", "duration", "metrics", "parameters", "backend"}
+BACKENDS = ("sim", "kernel")
 DEFAULT_METRICS = ["goodput_mbps", "bytes_sent", "bytes_retrans"]
 
 
@@ -48,8 +50,12 @@ class Point:
     seed: int
     scenario_json: str  # the point's scenario (seed set), compact JSON
     scenario_hash: str  # sha256 of the scenario without the seed: key = (hash, seed, version)
-    kernel: bool = False  # a kernel-backend point: never run concurrently
+    kernel: bool = False  # a kernel-backend point: never run concurrently, run by run_kernel
     marks_s: tuple[float, ...] = ()  # times at which the record keeps delivered bytes (run_point)
+
+    @property
+    def backend(self) -> str:
+        return "kernel" if self.kernel else "sim"
 
     def key(self, version: str) -> str:
         return f"{self.scenario_hash[:20]}-seed{self.seed}-v{version}"
@@ -72,6 +78,9 @@ class Plan:
     # last mark (`run_point`): goodput over a window, e.g. after a warm-up. Part of the
     # point's key. Python API only (mptcplab.mpcoa uses it).
     marks_s: tuple[float, ...] = ()
+    # "sim" or "kernel" (plan field `backend`): kernel points run one at a time in the
+    # driver, through mptcplab.kernel.run_kernel (docs/sweeps.md).
+    backend: str = "sim"
     _points: list[Point] | None = field(default=None, repr=False)
 
     @property
@@ -108,8 +117,10 @@ class Plan:
             keyed = _without_seed(sc.to_dict())
             if self.marks_s:  # a record with marks holds more than one without: another key
                 keyed += "|marks=" + ",".join(repr(float(m)) for m in self.marks_s)
+            kernel = self.backend == "kernel" or is_kernel(sc.to_dict())
+            if kernel:  # a kernel run is another measurement of the same scenario: another key
+                keyed += "|backend=kernel"
             scenario_hash = hashlib.sha256(keyed.encode()).hexdigest()
-            kernel = is_kernel(sc.to_dict())
             for rep in range(self.repetitions):
                 seed = self.seed + rep
                 out.append(Point(len(out), dict(combo), rep, seed, sc.with_seed(seed).to_json(),
@@ -119,9 +130,10 @@ class Plan:
 
 
 def is_kernel(data: dict[str, Any]) -> bool:
-    """A point for a real-kernel backend (``backend = "kernel"`` at the top or in [run]).
-    The simulator is the only backend today; the rule is here so such points, once the
-    schema admits them, never run concurrently (they share the host's network stack)."""
+    """A scenario that asks for the kernel backend itself (``backend = "kernel"`` at the
+    top or in [run]), should the schema ever admit it; today a plan selects the backend
+    with its own `backend` field. Kernel points never run concurrently: they share the
+    host's network stack and its two cores."""
     run = data.get("run") if isinstance(data.get("run"), dict) else {}
     return data.get("backend") == "kernel" or run.get("backend") == "kernel"
 
@@ -208,10 +220,13 @@ def parse_plan(text: str, base_dir: str | Path = ".", source: str | None = None)
             raise ScenarioError("duration", err.message) from None
         duration = str(duration) if not isinstance(duration, (int, float)) else duration
 
+    backend = data.get("backend", "sim")
+    if backend not in BACKENDS:
+        raise ScenarioError("backend", f"expected \"sim\" or \"kernel\", got {backend!r}")
     parameters = _parameters(data.get("parameters", {}), base, mode)
     metrics = _metrics(data.get("metrics", DEFAULT_METRICS), base)
     plan = Plan(name, base, mode, reps, seed, duration, metrics, parameters, source,
-                hashlib.sha256(text.encode()).hexdigest())
+                hashlib.sha256(text.encode()).hexdigest(), backend=backend)
     plan.points()  # validate every point's scenario before anything runs
     return plan
 

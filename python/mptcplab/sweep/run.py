@@ -37,9 +37,11 @@ def _version() -> str:
     return str(__version__)
 
 
-def run_point(scenario_json: str, expected_version: str, marks_s: Sequence[float] = ()) -> dict[str, Any]:
-    """Run one point (in a worker); return its record (summary tables as plain columns,
-    and with `marks_s` the `marks` of `marks_record`)."""
+def run_point(scenario_json: str, expected_version: str, marks_s: Sequence[float] = (),
+              backend: str = "sim") -> dict[str, Any]:
+    """Run one point (in a worker, or in the driver for the kernel backend); return its
+    record (summary tables as plain columns, and with `marks_s` the `marks` of
+    `marks_record`)."""
     import json
 
     from ..api import simulate
@@ -48,10 +50,19 @@ def run_point(scenario_json: str, expected_version: str, marks_s: Sequence[float
     version = _version()
     if version != expected_version:
         raise VersionMismatch(f"worker has mptcplab {version}, the sweep runs {expected_version}")
+    started = time.time()
     t0 = time.perf_counter()
-    res = simulate(Scenario.from_dict(json.loads(scenario_json)))
+    scenario = Scenario.from_dict(json.loads(scenario_json))
+    if backend == "kernel":
+        from ..kernel import run_kernel
+
+        res = run_kernel(scenario)
+    else:
+        res = simulate(scenario)
     record = {
         "version": version,
+        "backend": backend,
+        "started_unix_s": round(started, 6),
         "summary": plain_columns(res.columns("summary")),
         "subflow_summary": plain_columns(res.columns("subflow_summary")),
     }
@@ -226,8 +237,12 @@ def run_sweep(
     try:
         if bar and todo:
             bar.update(done, force=True)
+        if kernel:  # refuse early, in one line, on a machine that cannot run them
+            from ..kernel import check_environment
+
+            check_environment()
         for p in kernel:  # kernel-backend points: one at a time, in this process
-            finished(p, run_point(p.scenario_json, version, p.marks_s))
+            finished(p, run_point(p.scenario_json, version, p.marks_s, backend="kernel"))
         if rest:
             if scheduler:
                 _run_dask(rest, scheduler, version, finished)

@@ -1,0 +1,157 @@
+"""`mptcplab validate`: the sim-vs-kernel matrix (docs/kernel.md) and, with a scenario,
+the scenario check. The matrix run itself is a kernel test (root); its statistics, the
+simulator side and the CLI's argument rules run anywhere."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+
+import pytest
+
+from conftest import REPO, run_cli
+from mptcplab import Scenario
+from mptcplab.kernel import validate as val
+from mptcplab.stats import t_quantile
+
+
+def test_the_ratio_interval_is_the_delta_method_with_student_t():
+    a, b = [10.0, 12.0, 14.0], [10.0, 10.0, 10.0]
+    r, lo, hi = val.ratio_ci(a, b)
+    # b has no spread: Var(r) = r² s_a² / (n ā²), df = n - 1 = 2
+    half = t_quantile(0.975, 2) * 1.2 * math.sqrt(4.0 / 3 / 144)
+    assert r == pytest.approx(1.2) and (lo, hi) == (pytest.approx(1.2 - half), pytest.approx(1.2 + half))
+    assert val.ratio_ci([2.0, 2.0], [1.0, 1.0]) == (2.0, 2.0, 2.0)  # no spread: zero width
+    # both sides spread: the relative variances add, Welch–Satterthwaite df
+    ta, tb = 4.0 / 3 / 144, 1.0 / 3 / 100
+    df = (ta + tb) ** 2 / (ta ** 2 / 2 + tb ** 2 / 2)
+    _, lo2, hi2 = val.ratio_ci(a, [9.0, 10.0, 11.0])
+    assert (hi2 - lo2) / 2 == pytest.approx(t_quantile(0.975, df) * 1.2 * math.sqrt(ta + tb))
+
+
+def _run(goodput: float, p0: float, rtt: float) -> dict:
+    return {"goodput_mbps": goodput, "shares": {"p0": p0, "p1": 1 - p0}, "rtt_ms": rtt}
+
+
+def test_the_table_names_each_miss_and_ends_with_the_worst_ratio(tmp_path):
+    rows = [
+        val.Row("a", "reno", {"sim": [_run(10, 0.5, 20)] * 3, "kernel": [_run(9.5, 0.45, 21), _run(10.5, 0.5, 22),
+                                                                         _run(10, 0.55, 23)]}),
+        val.Row("b", "cubic", {"sim": [_run(8, 0.9, 30), _run(8, 0.9, 31), _run(8, 0.9, 29)],
+                               "kernel": [_run(10, 0.5, 40)] * 3}),
+        val.Row("c", "bbr", {"sim": [_run(12, 0.5, 30)] * 3, "kernel": [_run(10, 0.5, 30)] * 3}),
+    ]
+    meta = {"version": "x", "kernel": "6.18", "quick": False, "reps": 3, "duration_s": 30.0,
+            "profile": "upstream profile: not available"}
+    rep = val.ValidateReport(rows, meta, [dict(g) for g in val.KNOWN_GAPS], "test")
+    lines = rep.text().splitlines()
+    row = {x.split()[0]: x for x in lines if x[:2] in ("a ", "b ", "c ")}
+    assert row["a"].endswith(" ok") and "1.00 [" in row["a"] and "p0 +0.0 ± " in row["a"]
+    assert row["b"].endswith("MISS (ratio, shares)") and "p0 +40.0" in row["b"] and "p1 -40.0" in row["b"]
+    assert row["c"].endswith("MISS (ratio)") and "1.20 [1.20, 1.20]" in row["c"]
+    # 0.80 is farther from 1 than 1.20 on a log scale (|ln 0.8| = 0.22 > |ln 1.2| = 0.18)
+    assert lines[-2] == "1 of 3 ratios within 0.85–1.15; shares within ±15 points in 2 of 3"
+    assert lines[-1] == "worst ratio: 0.80 [0.80, 0.80] (b, cubic)"
+    assert "  - rack_tlp: kernel: " in rep.text()
+    rep.save(tmp_path)
+    again = val.ValidateReport.load(tmp_path)
+    assert again.text() == rep.text()
+    from mptcplab.reproduce.model import Reproduction
+
+    repro = Reproduction.load(tmp_path)
+    assert [c.verdict for c in repro.claims] == [True, True, False, False, False, True]
+
+
+def test_the_matrix_covers_the_issues_cases_with_committed_scenario_files():
+    names = [n for n, _ in val.MATRIX]
+    assert {"rate-limited-20ms", "rate-limited-100ms", "random-loss", "asymmetric-rtt", "buffer-blocking",
+            "shared-bottleneck"} == set(names)
+    for name, ccs in val.MATRIX:
+        path = val.SCENARIO_DIR / f"{name}.toml"
+        text = path.read_text()
+        assert text.startswith("# mptcplab validate:") and "Assumptions" in text, path
+        scn = Scenario.from_toml(path).validate().to_dict()
+        c = scn["connections"][0]
+        assert c["initial_path"] and not c["opportunistic_retransmission"] and not c["penalisation"]
+        assert set(ccs) <= {"reno", "cubic", "bbr"} and len(ccs) >= 2
+    assert {n for n, _ in val.QUICK_MATRIX} < set(names)
+
+
+def test_without_the_upstream_profile_the_sim_side_is_unchanged_and_says_so():
+    scn = Scenario.from_toml(val.SCENARIO_DIR / "random-loss.toml")
+    if val.upstream_profile_available():
+        pytest.skip("this core has the upstream profile")
+    out, line = val.sim_side(scn)
+    assert out.to_dict() == scn.to_dict()
+    assert line.startswith("upstream profile: not available")
+
+
+def test_the_profile_switch_is_read_from_the_schema(monkeypatch):
+    import mptcplab
+
+    schema = json.loads(mptcplab.schema())
+    schema["definitions"]["RunSpec"].setdefault("properties", {})["profile"] = {"anyOf": [
+        {"$ref": "#/definitions/ProfileName"}, {"type": "null"}]}
+    schema["definitions"]["ProfileName"] = {"oneOf": [{"type": "string", "enum": ["out_of_tree"]},
+                                                      {"type": "string", "enum": ["upstream"]}]}
+    monkeypatch.setattr(mptcplab, "schema", lambda: json.dumps(schema))
+    assert val._profile_values() == ["out_of_tree", "upstream"] and val.upstream_profile_available()
+
+
+def test_known_gaps_fall_back_to_the_modules_list_with_rack_tlp():
+    gaps, source = val.known_gaps()
+    assert any(g["name"] == "rack_tlp" for g in gaps)
+    assert all({"name", "kernel", "sim"} <= set(g) for g in gaps) and source
+
+
+@pytest.mark.parametrize("args, field", [
+    (["scenarios/validate/random-loss.toml", "--quick"], "--quick"),
+    (["scenarios/validate/random-loss.toml", "--out", "x"], "--out"),
+    (["--print"], "--print"),
+])
+def test_matrix_options_with_a_scenario_and_print_without_one_are_one_line_errors(args, field):
+    proc = run_cli("validate", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {field}: ") and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_validate_with_a_scenario_still_checks_the_file():
+    proc = run_cli("validate", "scenarios/validate/shared-bottleneck.toml")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ok: scenarios/validate/shared-bottleneck.toml: 4 links, 3 paths")
+    assert "sim-vs-kernel matrix" in run_cli("validate", "--help").stdout
+
+
+@pytest.mark.kernel
+def test_validate_quick_prints_the_table_and_writes_json_csv_and_a_report(tmp_path):
+    """The shape of `mptcplab validate --quick` (CI, ~30 s), not its figures."""
+    out = tmp_path / "v"
+    proc = run_cli("validate", "--quick", "--out", str(out), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].startswith("mptcplab validate --quick: simulator") and "2 runs per backend" in lines[0]
+    assert lines[1].startswith("upstream profile: ")
+    header = next(i for i, x in enumerate(lines) if x.startswith("scenario "))
+    for name, ccs in val.QUICK_MATRIX:
+        row = next(x for x in lines if x.startswith(name))
+        assert ccs[0] in row and row.count("±") >= 5 and "[" in row, row
+    assert any(x.startswith("known gaps (") for x in lines[header:])
+    assert re.match(r"worst ratio: \d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\] \(", lines[-1]), lines[-1]
+    assert re.match(r"[0-2] of 2 ratios within 0\.85–1\.15; shares within ±15 points in [0-2] of 2$", lines[-2])
+    data = json.loads((out / "validate.json").read_text())
+    assert data["meta"]["quick"] and data["meta"]["reps"] == 2 and len(data["table"]) == 2
+    for row, run in zip(data["table"], data["runs"]):
+        assert set(row) >= {"ratio", "ratio_lo", "ratio_hi", "share_diff_points", "rtt_sim_ms", "rtt_kernel_ms"}
+        assert len(run["sim"]) == len(run["kernel"]) == 2
+        assert all(k["integrity"] and set(k["integrity"].values()) <= {"ok", "ok (prefix: aborted close)"}
+                   for k in run["kernel"])
+    assert data["worst"]["ratio"] == max((r["ratio"] for r in data["table"]), key=lambda x: abs(math.log(x)))
+    with open(out / "validate.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][:3] == ["scenario", "cc", "goodput_sim_mbps"] and len(rows) == 1 + 4  # 2 paths each
+    proc = run_cli("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    html = (out / "report.html").read_text()
+    assert "sim/kernel goodput ratio within 0.85–1.15" in html and "share within ±15 points" in html
+    assert (REPO / "scenarios" / "validate").is_dir()
