@@ -78,13 +78,19 @@ def test_the_matrix_covers_the_issues_cases_with_committed_scenario_files():
     assert {n for n, _ in val.QUICK_MATRIX} < set(names)
 
 
-def test_without_the_upstream_profile_the_sim_side_is_unchanged_and_says_so():
+def test_without_the_upstream_profile_the_sim_side_is_unchanged_and_says_so(monkeypatch):
     scn = Scenario.from_toml(val.SCENARIO_DIR / "random-loss.toml")
-    if val.upstream_profile_available():
-        pytest.skip("this core has the upstream profile")
+    monkeypatch.setattr(val, "upstream_profile_available", lambda: False)  # a core without the profile
     out, line = val.sim_side(scn)
     assert out.to_dict() == scn.to_dict()
     assert line.startswith("upstream profile: not available")
+
+
+def test_with_the_upstream_profile_the_sim_side_applies_it():
+    assert val.upstream_profile_available()
+    out, line = val.sim_side(Scenario.from_toml(val.SCENARIO_DIR / "buffer-blocking.toml"))
+    assert out.to_dict()["run"]["profile"] == "upstream"
+    assert line.startswith("upstream profile: applied")
 
 
 def test_the_profile_switch_is_read_from_the_schema(monkeypatch):
