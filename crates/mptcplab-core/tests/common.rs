@@ -33,23 +33,28 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Simulator {
     Simulator::new(sc.plan().unwrap_or_else(|e| panic!("plan: {e}")), seed, None, &[]).unwrap()
 }
 
-/// Two disjoint 10 Mbit/s paths (10 ms and 30 ms one way, 100-packet queues) and one
-/// MPTCP connection "mp" with uncoupled Reno sending `size` bytes, for `duration`.
-pub fn two_paths(duration: &str, size: &str) -> Scenario {
-    scenario_toml(&format!(
+/// A link's rate, one-way delay and queue.
+pub type LinkParams<'a> = (&'a str, &'a str, &'a str);
+
+/// TOML of two disjoint paths, "pa" over link "a" and "pb" over link "b", and one MPTCP
+/// connection "mp" over both. `run` adds lines to `[run]`, `a_extra` to link a's table
+/// and `conn` to the connection's (its cc, app, options).
+pub fn two_link_toml(run: &str, a: LinkParams, a_extra: &str, b: LinkParams, conn: &str) -> String {
+    format!(
         r#"
     [run]
-    duration = "{duration}"
+    {run}
     [[links]]
     name = "a"
-    rate = "10 Mbit/s"
-    delay = "10 ms"
-    queue = "100 pkt"
+    rate = "{}"
+    delay = "{}"
+    queue = "{}"
+    {a_extra}
     [[links]]
     name = "b"
-    rate = "10 Mbit/s"
-    delay = "30 ms"
-    queue = "100 pkt"
+    rate = "{}"
+    delay = "{}"
+    queue = "{}"
     [[paths]]
     name = "pa"
     links = ["a"]
@@ -59,8 +64,20 @@ pub fn two_paths(duration: &str, size: &str) -> Scenario {
     [[connections]]
     name = "mp"
     paths = ["pa", "pb"]
-    cc = "reno"
-    app = {{ kind = "bulk", size = "{size}" }}
-"#
+    {conn}
+"#,
+        a.0, a.1, a.2, b.0, b.1, b.2
+    )
+}
+
+/// Two disjoint 10 Mbit/s paths (10 ms and 30 ms one way, 100-packet queues) and one
+/// MPTCP connection "mp" with uncoupled Reno sending `size` bytes, for `duration`.
+pub fn two_paths(duration: &str, size: &str) -> Scenario {
+    scenario_toml(&two_link_toml(
+        &format!("duration = \"{duration}\""),
+        ("10 Mbit/s", "10 ms", "100 pkt"),
+        "",
+        ("10 Mbit/s", "30 ms", "100 pkt"),
+        &format!("cc = \"reno\"\n    app = {{ kind = \"bulk\", size = \"{size}\" }}"),
     ))
 }

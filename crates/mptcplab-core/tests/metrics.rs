@@ -4,33 +4,12 @@ mod common;
 use common::*;
 
 fn two(rate: &str, d0: &str, d1: &str, queue: &str, extra: &str, app: &str, duration: &str) -> mptcplab_core::Scenario {
-    scenario_toml(&format!(
-        r#"
-    [run]
-    duration = "{duration}"
-    [[links]]
-    name = "a"
-    rate = "{rate}"
-    delay = "{d0}"
-    queue = "{queue}"
-    [[links]]
-    name = "b"
-    rate = "{rate}"
-    delay = "{d1}"
-    queue = "{queue}"
-    [[paths]]
-    name = "pa"
-    links = ["a"]
-    [[paths]]
-    name = "pb"
-    links = ["b"]
-    [[connections]]
-    name = "mp"
-    paths = ["pa", "pb"]
-    cc = "reno"
-    {extra}
-    app = {app}
-"#
+    scenario_toml(&two_link_toml(
+        &format!("duration = \"{duration}\""),
+        (rate, d0, queue),
+        "",
+        (rate, d1, queue),
+        &format!("cc = \"reno\"\n    {extra}\n    app = {app}"),
     ))
 }
 

@@ -23,34 +23,12 @@ fn run_checked(s: &mut Simulator, until: SimTime) {
 /// one cubic connection over both; `run` and `conn` add lines to those tables, `a` to
 /// link a's.
 fn two_paths(run: &str, conn: &str, a: &str) -> Scenario {
-    scenario_toml(&format!(
-        r#"
-    [run]
-    duration = "20 s"
-    {run}
-    [[links]]
-    name = "a"
-    rate = "20 Mbit/s"
-    delay = "10 ms"
-    queue = "100 pkt"
-    {a}
-    [[links]]
-    name = "b"
-    rate = "10 Mbit/s"
-    delay = "40 ms"
-    queue = "100 pkt"
-    [[paths]]
-    name = "pa"
-    links = ["a"]
-    [[paths]]
-    name = "pb"
-    links = ["b"]
-    [[connections]]
-    name = "mp"
-    paths = ["pa", "pb"]
-    cc = "cubic"
-    {conn}
-"#
+    scenario_toml(&two_link_toml(
+        &format!("duration = \"20 s\"\n    {run}"),
+        ("20 Mbit/s", "10 ms", "100 pkt"),
+        a,
+        ("10 Mbit/s", "40 ms", "100 pkt"),
+        &format!("cc = \"cubic\"\n    {conn}"),
     ))
 }
 
