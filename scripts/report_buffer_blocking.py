@@ -2,9 +2,9 @@
 
     .venv/bin/python scripts/report_buffer_blocking.py [--seeds 10]
 
-Runs scenarios/rbpm-4path-a.toml (payload accounting, the issue's definition) and
-scenarios/reproduce/seed001-buffer-blocking-linux-rcvbuf.toml, each with the initial
-subflow on path1 (5 Mbit/s) and path4 (1 Mbit/s), and receive buffers 200 KB and 8 MB.
+Runs scenarios/rbpm-4path-a.toml under the default profile (Linux receive-buffer
+accounting) and again with payload accounting, each with the initial subflow on path1
+(5 Mbit/s) and path4 (1 Mbit/s), and receive buffers 200 KB and 8 MB.
 """
 from __future__ import annotations
 
@@ -22,13 +22,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=10)
     args = ap.parse_args()
-    files = {
-        "payload": "scenarios/rbpm-4path-a.toml",
-        "linux": "scenarios/reproduce/seed001-buffer-blocking-linux-rcvbuf.toml",
-    }
+    files = {"linux": "scenarios/rbpm-4path-a.toml", "payload": "scenarios/rbpm-4path-a.toml"}
     print(f"accounting  initial  buffer   goodput Mbit/s (mean ± 95 % CI over {args.seeds} seeds)")
     for acc, path in files.items():
-        base = Scenario.from_toml(path)
+        base = Scenario.from_toml(path).with_("tcp.receive_buffer_accounting", acc)
         for initial in ["path1", "path4"]:
             res = {}
             for buf in ["200 KB", "8 MB"]:

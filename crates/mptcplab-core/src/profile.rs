@@ -82,6 +82,18 @@ impl ProfileName {
     }
     /// `opportunistic_retransmission` and `penalisation` when a connection does not say.
     pub fn rcv_buf_optimization(self) -> bool { self == ProfileName::OutOfTree }
+    /// `tcp.receive_buffer_accounting` when the scenario does not say. Linux 4.x (and the
+    /// 3.14 of MPTCP v0.89 that seed 001 ran) charges skb truesize to `sk_rcvbuf` and
+    /// advertises half the free space (`tcp_adv_win_scale = 1`), so a "200K" buffer
+    /// there holds about 100 KB of payload: the out-of-tree default is `linux`. Upstream
+    /// 6.x scales the free space by the measured payload/truesize ratio, which the kernel
+    /// backend calibrates SO_RCVBUF to, so that `payload` stands for it.
+    pub fn receive_buffer_accounting(self) -> crate::scenario::AccountingName {
+        match self {
+            ProfileName::OutOfTree => crate::scenario::AccountingName::Linux,
+            ProfileName::Upstream => crate::scenario::AccountingName::Payload,
+        }
+    }
     /// Congestion-control options the profile sets for `cc` unless `cc_options` gives
     /// them (Linux values of the kernel the profile follows).
     pub fn cc_defaults(self, cc: &str) -> &'static [(&'static str, i64)] {
@@ -122,6 +134,7 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "connections[].opportunistic_retransmission", value: "true", source: "mptcp_rcv_buf_optimization" },
             Setting { field: "connections[].penalisation", value: "true", source: "mptcp_rcv_buf_optimization" },
             Setting { field: "connections[].send_buffer", value: "4 MiB, fixed", source: "tcp_wmem[2]" },
+            Setting { field: "tcp.receive_buffer_accounting", value: "linux: truesize charged (2 B per payload byte), half the free space advertised", source: "tcp_adv_win_scale = 1 (Linux >= 3.6), tcp_win_from_space, __tcp_select_window" },
             Setting { field: "(stack)", value: "subflow RTO reinjects its data and marks it pf; subflows walked newest first", source: "mptcp_sub_retransmit_timer, mptcp_reinject_data, mptcp_add_sock" },
         ],
         gaps: &[],
@@ -135,6 +148,7 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "connections[].opportunistic_retransmission", value: "false", source: "not in upstream (out-of-tree mptcp_rcv_buf_optimization)" },
             Setting { field: "connections[].penalisation", value: "false", source: "not in upstream (out-of-tree mptcp_rcv_buf_optimization)" },
             Setting { field: "connections[].send_buffer", value: "auto: tcp_wmem[0] + sum of the subflows' sk_sndbuf, each tcp_sndbuf_expand-ed (a given send_buffer locks it, SO_SNDBUF)", source: "protocol.h __mptcp_sync_sndbuf; tcp_input.c tcp_sndbuf_expand, tcp_should_expand_sndbuf" },
+            Setting { field: "tcp.receive_buffer_accounting", value: "payload: the kernel backend calibrates SO_RCVBUF so the largest window is the buffer", source: "tcp_win_from_space with scaling_ratio (Linux >= 6.6)" },
             Setting { field: "cc_options (bbr, coupled_bbr)", value: "ack_aggregation = true, pacing_margin_percent = 1, min_rtt_strict = true", source: "tcp_bbr.c (Linux >= 5.10)" },
             Setting { field: "cc_options (scalable)", value: "ai_cnt = 100", source: "tcp_scalable.c (Linux >= 5.7)" },
             Setting { field: "(stack)", value: "no MPTCP action on a subflow RTO; MPTCP retransmit timer (head data frag on an idle subflow); stale subflows after 4 periods without an ACK, whose data is rewound; path manager starts when the connection is fully established; subflows walked oldest first", source: "protocol.c mptcp_retransmit_timer, __mptcp_retrans, mptcp_subflow_get_retrans, __mptcp_retransmit_pending_data; pm.c mptcp_pm_subflow_chk_stale; options.c check_fully_established" },

@@ -95,15 +95,25 @@ fn with_cc(file: &str, cc: &str) -> Scenario {
 const COUPLED: [&str; 3] = ["lia:best_path=exact", "olia", "balia"];
 
 #[test]
-fn rfc6356_goal1_mptcp_does_at_least_as_well_as_a_single_flow_on_the_best_path() { goal1(&COUPLED) }
+fn rfc6356_goal1_mptcp_does_at_least_as_well_as_a_single_flow_on_the_best_path() {
+    let bad: Vec<String> = goal1(&COUPLED).into_iter().filter(|&(_, r)| r < 0.9).map(|(cc, r)| format!("{cc}: {r:.3} < 0.9 of the single flow")).collect();
+    assert!(bad.is_empty(), "{bad:?}");
+}
 
-/// Linux LIA's default best-path arithmetic fails goal 1 at this RTT (see COUPLED): 0.82
-/// of the single flow. (It meets goal 2, checked with the others.)
+/// A finding, pinned: Linux LIA (the default, `best_path = "linux"`) falls short of
+/// goal 1 at this RTT, 0.82 of the single flow against RFC-exact LIA's 1.11. The module's
+/// quotient `(cwnd << 32) / srtt_us²` is 0 for every subflow (40 ms, cwnd < 24), so it
+/// takes the last subflow as the best one and computes a smaller alpha. If this fails,
+/// the emulation of the kernel's arithmetic has changed.
 #[test]
-#[ignore = "issue 3 acceptance 2: Linux LIA (best_path = \"linux\") fails goal 1 at 40 ms RTT (0.82 of a single flow): its best-path quotient underflows; see the issue note"]
-fn rfc6356_goal1_holds_for_linux_lia() { goal1(&["lia"]) }
+fn linux_lia_falls_short_of_goal1_at_40_ms_because_its_best_path_quotient_underflows() {
+    let r = goal1(&["lia", "lia:best_path=exact"]);
+    assert!(r[0].1 < 0.9, "Linux LIA now meets goal 1 ({:.3}): revisit COUPLED and docs/congestion-control.md", r[0].1);
+    assert!(r[1].1 - r[0].1 > 0.1, "the best-path arithmetic no longer matters: {r:?}");
+}
 
-fn goal1(ccs: &[&str]) {
+/// MPTCP goodput over a single Reno flow's in its place, per congestion control.
+fn goal1<'a>(ccs: &[&'a str]) -> Vec<(&'a str, f64)> {
     // The reference: one Reno flow in the connection's place, same cross traffic.
     let mut single = scenario_file("scenarios/cc/rfc6356-goal1.toml");
     let mut f = single.flows[0].clone();
@@ -112,16 +122,14 @@ fn goal1(ccs: &[&str]) {
     single.flows.insert(0, f);
     let (bm, bci) = over_seeds(|seed| window_goodput(&single, seed, 10, 70)[0]);
     println!("acceptance 2, goal 1: single Reno flow on path a: {bm:.2} ± {bci:.2} Mbit/s");
-    let mut bad = vec![];
-    for &cc in ccs {
-        let sc = with_cc("scenarios/cc/rfc6356-goal1.toml", cc);
-        let (m, ci) = over_seeds(|seed| window_goodput(&sc, seed, 10, 70)[0]);
-        println!("acceptance 2, goal 1: {cc}: MPTCP {m:.2} ± {ci:.2} Mbit/s = {:.3} of the single flow", m / bm);
-        if m < 0.9 * bm {
-            bad.push(format!("{cc}: MPTCP {m:.2} < 0.9 x single flow {bm:.2}"));
-        }
-    }
-    assert!(bad.is_empty(), "{bad:?}");
+    ccs.iter()
+        .map(|&cc| {
+            let sc = with_cc("scenarios/cc/rfc6356-goal1.toml", cc);
+            let (m, ci) = over_seeds(|seed| window_goodput(&sc, seed, 10, 70)[0]);
+            println!("acceptance 2, goal 1: {cc}: MPTCP {m:.2} ± {ci:.2} Mbit/s = {:.3} of the single flow", m / bm);
+            (cc, m / bm)
+        })
+        .collect()
 }
 
 /// Mean and 95 % CI of `f(seed)` over seeds 1..=5.

@@ -206,8 +206,9 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng, ra: &mut Rng) -> Case {
         if sc.get("tcp").is_none() {
             sc["tcp"] = json!({});
         }
-        sc["tcp"]["receive_buffer_accounting"] = json!("linux");
-        features.push("linux buffer accounting");
+        // The default (out_of_tree) is "linux"; cover the other one.
+        sc["tcp"]["receive_buffer_accounting"] = json!("payload");
+        features.push("payload buffer accounting");
     }
     if r.chance(0.15) {
         if sc.get("tcp").is_none() {

@@ -122,9 +122,11 @@ pub struct TcpSpec {
     /// start, 1.2x after (default false; BBR paces regardless).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<bool>,
-    /// Receive-buffer accounting (default "payload"): "payload" counts payload bytes and
-    /// advertises all free space; "linux" charges each payload byte twice (skb
-    /// overhead) and advertises half the free space, as Linux with tcp_adv_win_scale = 1.
+    /// Receive-buffer accounting (default: the profile's, "linux" for out_of_tree and
+    /// "payload" for upstream): "linux" charges each payload byte twice (skb overhead)
+    /// and advertises half the free space, as Linux 4.x with tcp_adv_win_scale = 1, so
+    /// a 200 KB buffer holds about 100 KB of payload; "payload" counts payload bytes and
+    /// advertises all the free space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_buffer_accounting: Option<AccountingName>,
 }
@@ -513,7 +515,7 @@ impl Scenario {
         t.delack_timeout = t.delack_timeout.take().or_else(|| d("40 ms"));
         t.min_rto = t.min_rto.take().or_else(|| d("200 ms"));
         t.pacing = t.pacing.or(Some(false));
-        t.receive_buffer_accounting = t.receive_buffer_accounting.or(Some(AccountingName::Payload));
+        t.receive_buffer_accounting = t.receive_buffer_accounting.or(Some(profile.receive_buffer_accounting()));
         out.links = links;
         for l in out.links.iter_mut() {
             l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());

@@ -246,12 +246,11 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     if let Some(p) = s.tcp.pacing {
         tcp.pacing = p;
     }
-    if let Some(a) = s.tcp.receive_buffer_accounting {
-        tcp.rcvbuf_accounting = match a {
-            AccountingName::Payload => crate::tcp::BufferAccounting::Payload,
-            AccountingName::Linux => crate::tcp::BufferAccounting::Linux,
-        };
-    }
+    let accounting = s.tcp.receive_buffer_accounting.unwrap_or_else(|| s.run.profile.unwrap_or_default().receive_buffer_accounting());
+    tcp.rcvbuf_accounting = match accounting {
+        AccountingName::Payload => crate::tcp::BufferAccounting::Payload,
+        AccountingName::Linux => crate::tcp::BufferAccounting::Linux,
+    };
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
     if links_spec.is_empty() {
