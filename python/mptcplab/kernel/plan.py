@@ -238,7 +238,10 @@ def make_plan(scenario: Scenario) -> Plan:
         raise _refuse("tcp.recovery", "Linux always recovers with PRR (RFC 6937), not NewReno")
     if raw_tcp.get("pacing") is True:
         raise _refuse("tcp.pacing", "pacing for every subflow needs the fq qdisc, which this kernel lacks")
-    accounting = tcp.get("receive_buffer_accounting") or "payload"
+    # The kernel is upstream Linux, so a buffer the scenario does not qualify is read as
+    # the upstream profile reads it (payload bytes, SO_RCVBUF calibrated), whatever the
+    # simulator's default profile: only an explicit "linux" maps to sk_rcvbuf = B.
+    accounting = raw_tcp.get("receive_buffer_accounting") or "payload"
     if run.get("start_jitter") and seconds(run["start_jitter"]) > 0:
         notes.append("run.start_jitter: start offsets drawn with Python's random from the seed")
 
