@@ -402,7 +402,9 @@ pub struct ConnSpec {
     /// Shared send buffer, payload bytes (default "4 MiB", Linux tcp_wmem max).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Size>,
-    /// Shared receive buffer, payload bytes (default "6 MiB", Linux tcp_rmem max).
+    /// Shared receive buffer (default "6 MiB", Linux tcp_rmem max), charged as
+    /// `tcp.receive_buffer_accounting` says: Linux 4.x truesize by default, so it holds
+    /// about half as many payload bytes; payload bytes under `run.profile = "upstream"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_buffer: Option<Size>,
     /// Application read rate (default: reads at once).
