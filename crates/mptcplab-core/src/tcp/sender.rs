@@ -158,6 +158,9 @@ pub struct SubflowTx {
     /// those before `lost_hint` need no loss marking.
     retx_hint: usize,
     lost_hint: usize,
+    /// One past the highest SACKed segment (0: none): `mark_lost` scans down from here
+    /// instead of from the tail, which is the last RTT's unSACKed flight.
+    sacked_end: usize,
     /// Linux `max_packets_out`/`max_packets_seq`/`is_cwnd_limited` (`tcp_cwnd_validate`).
     max_packets_out: u32,
     max_packets_seq: u32,
@@ -210,6 +213,7 @@ impl SubflowTx {
             prr_out: 0,
             retx_hint: 0,
             lost_hint: 0,
+            sacked_end: 0,
             max_packets_out: 0,
             max_packets_seq: iss,
             is_cwnd_limited: false,
@@ -474,6 +478,7 @@ impl SubflowTx {
                     // A SACKed segment is neither lost nor in flight any more.
                     *f = (*f | SACKED) & !(LOST | RETRANS);
                     self.sacked_out += 1;
+                    self.sacked_end = self.sacked_end.max(i + 1);
                     newly_sacked += 1;
                     if s.flags & EVER_RETRANS == 0 {
                         if sack_rtt.is_none() {
@@ -520,6 +525,7 @@ impl SubflowTx {
                 res.bytes_acked += s.len as u64;
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
+                self.sacked_end = self.sacked_end.saturating_sub(1);
             }
             self.snd_una = ack;
             self.st.snd_una = ack;
@@ -683,7 +689,7 @@ impl SubflowTx {
         // Find the index of the DupThresh-th highest SACKed segment.
         let mut count = 0;
         let mut limit = None;
-        for i in (self.lost_hint..self.segs.len()).rev() {
+        for i in (self.lost_hint..self.sacked_end).rev() {
             if self.segs[i].flags & SACKED != 0 {
                 count += 1;
                 if count >= self.cfg.dupthresh {
@@ -787,8 +793,13 @@ impl SubflowTx {
     /// Invariant checks for tests: counters agree with the scoreboard.
     pub fn check_invariants(&self) -> Result<(), String> {
         let (mut sacked, mut lost, mut retrans) = (0, 0, 0);
-        for s in &self.segs {
-            if s.flags & SACKED != 0 { sacked += 1; }
+        for (i, s) in self.segs.iter().enumerate() {
+            if s.flags & SACKED != 0 {
+                sacked += 1;
+                if i >= self.sacked_end {
+                    return Err(format!("segment {i} is SACKed above the hint {}", self.sacked_end));
+                }
+            }
             if s.flags & LOST != 0 && s.flags & SACKED == 0 { lost += 1; }
             if s.flags & RETRANS != 0 && s.flags & SACKED == 0 { retrans += 1; }
         }
