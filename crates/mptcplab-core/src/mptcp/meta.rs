@@ -166,6 +166,7 @@ impl MetaSender {
     }
 
     /// Pop the next reinjection that is still useful.
+    #[inline]
     pub fn reinject_head(&mut self) -> Option<(u64, u32, u64)> {
         while let Some(&(d, l)) = self.reinject.front() {
             if d + l as u64 <= self.data_una {
