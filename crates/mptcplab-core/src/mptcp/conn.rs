@@ -583,6 +583,7 @@ impl Connection {
     }
 
     /// A packet for this connection reached its destination end.
+    #[inline]
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
         let i = pkt.sub as usize;
         match pkt.kind {
@@ -854,6 +855,7 @@ impl Connection {
     }
 
     /// A timer of subflow `i` may have expired.
+    #[inline]
     pub fn on_timer(&mut self, now: SimTime, i: usize, kind: TimerKind, out: &mut Vec<Packet>) {
         match kind {
             TimerKind::Rto => {

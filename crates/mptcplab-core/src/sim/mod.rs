@@ -73,6 +73,7 @@ impl EventQueue {
     }
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> { self.heap.first().map(|e| SimTime((e.key >> 64) as u64)) }
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         self.popped += 1;
         let h = &mut self.heap;

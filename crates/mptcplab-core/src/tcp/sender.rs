@@ -407,6 +407,7 @@ impl SubflowTx {
     /// receive window), cwnd decays towards what was used (RFC 2861 §3, Linux
     /// `tcp_cwnd_application_limited`), unless the application is blocked on a full send
     /// buffer (`app_nospace`, Linux SOCK_NOSPACE).
+    #[inline]
     pub fn validate_cwnd(&mut self, now: SimTime, limited: bool, app_nospace: bool) {
         if !before(self.snd_una, self.max_packets_seq) || self.packets_out > self.max_packets_out {
             self.max_packets_out = self.packets_out;
