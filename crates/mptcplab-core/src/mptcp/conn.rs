@@ -575,6 +575,10 @@ impl Connection {
     /// Status changes since the last call, oldest first.
     pub fn poll_status_changes(&mut self) -> std::vec::Drain<'_, StatusChange> { self.status_changes.drain(..) }
 
+    /// Status changes wait to be collected.
+    #[inline]
+    pub(crate) fn has_status_changes(&self) -> bool { !self.status_changes.is_empty() }
+
     fn ctl(&self, kind: PacketKind, i: usize, forward: bool, now: SimTime) -> Packet {
         let s = &self.subflows[i];
         let mut p = Packet::new(kind, self.id, i as u16, if forward { s.route_fwd } else { s.route_rev }, TCP_HEADER_BYTES + 12);
