@@ -320,43 +320,47 @@ impl Simulator {
 
     /// Transmit what a connection queued and schedule its timers.
     fn after_conn(&mut self, c: usize) {
-        if self.traced[c] {
+        // Runs once per event: the common case (untraced, no status change, one packet
+        // out) avoids the drains and the vector swaps.
+        let traced = self.traced[c];
+        if traced {
             // The scheduler's decisions first: a "sched" row precedes the "send" it caused.
             for r in self.conns[c].poll_sched_trace() {
                 self.metrics.trace.push_sched(r.at.ns(), c as u32, r.subflow as u32, r.kind, r.dsn, r.len, r.cwnd, r.in_flight);
             }
         }
-        let mut out = std::mem::take(&mut self.outbox);
-        for mut p in out.drain(..) {
+        // (`offer` and `trace_tx` never touch the outbox.)
+        for k in 0..self.outbox.len() {
+            let mut p = self.outbox[k];
             p.hop = 0;
-            if self.traced[c] {
+            if traced {
                 self.trace_tx(&p);
             }
             self.offer(p);
         }
-        self.outbox = out;
-        let paths = &self.conn_paths[c];
-        for ch in self.conns[c].poll_status_changes() {
-            let e = &mut self.metrics.events;
-            e.time_s.push(ch.at.secs_f64());
-            e.conn.push(c as u32);
-            e.subflow.push(ch.subflow as u32);
-            e.path.push(paths[ch.path] as u32);
-            e.from.push(ch.from.as_str());
-            e.to.push(ch.to.as_str());
-            e.reason.push(ch.reason);
+        self.outbox.clear();
+        if self.conns[c].has_status_changes() {
+            let paths = &self.conn_paths[c];
+            for ch in self.conns[c].poll_status_changes() {
+                let e = &mut self.metrics.events;
+                e.time_s.push(ch.at.secs_f64());
+                e.conn.push(c as u32);
+                e.subflow.push(ch.subflow as u32);
+                e.path.push(paths[ch.path] as u32);
+                e.from.push(ch.from.as_str());
+                e.to.push(ch.to.as_str());
+                e.reason.push(ch.reason);
+            }
         }
         // Bulk runs collect none: skip the drain.
         if self.conns[c].has_delay_samples() {
             self.collect_delay_samples(c);
         }
         self.timer_reqs.clear();
-        let mut reqs = std::mem::take(&mut self.timer_reqs);
-        self.conns[c].poll_timers(&mut reqs);
-        for &(at, sub, kind) in reqs.iter() {
+        self.conns[c].poll_timers(&mut self.timer_reqs);
+        for &(at, sub, kind) in self.timer_reqs.iter() {
             self.events.schedule(at.max(self.now), Event::Timer { conn: c as u32, sub, kind });
         }
-        self.timer_reqs = reqs;
     }
 
     /// Move connection `c`'s delay samples into the metrics columns.

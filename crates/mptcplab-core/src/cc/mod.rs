@@ -351,21 +351,35 @@ macro_rules! dispatch {
 }
 
 impl CongestionControl for AnyCc {
+    #[inline]
     fn name(&self) -> &'static str { dispatch!(self, c => c.name()) }
+    #[inline]
     fn init(&mut self, now: SimTime, st: &mut CcState) { dispatch!(self, c => c.init(now, st)) }
+    #[inline]
     fn on_rtt_sample(&mut self, now: SimTime, st: &mut CcState, rtt: Option<SimTime>, acked: u32) {
         dispatch!(self, c => c.on_rtt_sample(now, st, rtt, acked))
     }
+    #[inline]
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample, coupling: &Coupling) { dispatch!(self, c => c.on_ack(st, ack, coupling)) }
+    #[inline]
     fn cong_control(&mut self, st: &mut CcState, ack: &AckSample, coupling: &Coupling) { dispatch!(self, c => c.cong_control(st, ack, coupling)) }
+    #[inline]
     fn has_cong_control(&self) -> bool { dispatch!(self, c => c.has_cong_control()) }
+    #[inline]
     fn ssthresh(&mut self, st: &CcState) -> u32 { dispatch!(self, c => c.ssthresh(st)) }
+    #[inline]
     fn on_state(&mut self, st: &mut CcState, state: CaState, coupling: &Coupling) { dispatch!(self, c => c.on_state(st, state, coupling)) }
+    #[inline]
     fn on_event(&mut self, now: SimTime, st: &mut CcState, ev: CaEvent, coupling: &Coupling) { dispatch!(self, c => c.on_event(now, st, ev, coupling)) }
+    #[inline]
     fn undo_cwnd(&mut self, st: &CcState) -> u32 { dispatch!(self, c => c.undo_cwnd(st)) }
+    #[inline]
     fn pacing_rate(&self, st: &CcState) -> Option<Bandwidth> { dispatch!(self, c => c.pacing_rate(st)) }
+    #[inline]
     fn needs_coupling(&self) -> bool { dispatch!(self, c => c.needs_coupling()) }
+    #[inline]
     fn export(&self) -> [u64; 2] { dispatch!(self, c => c.export()) }
+    #[inline]
     fn mode(&self) -> &'static str { dispatch!(self, c => c.mode()) }
 }
 

@@ -575,6 +575,10 @@ impl Connection {
     /// Status changes since the last call, oldest first.
     pub fn poll_status_changes(&mut self) -> std::vec::Drain<'_, StatusChange> { self.status_changes.drain(..) }
 
+    /// Status changes wait to be collected.
+    #[inline]
+    pub(crate) fn has_status_changes(&self) -> bool { !self.status_changes.is_empty() }
+
     fn ctl(&self, kind: PacketKind, i: usize, forward: bool, now: SimTime) -> Packet {
         let s = &self.subflows[i];
         let mut p = Packet::new(kind, self.id, i as u16, if forward { s.route_fwd } else { s.route_rev }, TCP_HEADER_BYTES + 12);
@@ -583,6 +587,7 @@ impl Connection {
     }
 
     /// A packet for this connection reached its destination end.
+    #[inline]
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
         let i = pkt.sub as usize;
         match pkt.kind {
@@ -854,6 +859,7 @@ impl Connection {
     }
 
     /// A timer of subflow `i` may have expired.
+    #[inline]
     pub fn on_timer(&mut self, now: SimTime, i: usize, kind: TimerKind, out: &mut Vec<Packet>) {
         match kind {
             TimerKind::Rto => {
@@ -1282,9 +1288,9 @@ impl Connection {
                 s.tx.snd_wnd = s.tx.snd_wnd.max(meta_wnd);
             }
         }
-        let mut sent_before = std::mem::take(&mut self.sent_before);
-        sent_before.clear();
-        sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
+        // (Scratch vectors are used in place: nothing called from `push` pushes again.)
+        self.sent_before.clear();
+        self.sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
         // Subflow-level retransmissions and pre-scheduled data.
         for i in 0..self.subflows.len() {
             if self.subflows[i].state == SubState::Established {
@@ -1338,16 +1344,15 @@ impl Connection {
                 window_free: snd.rwnd_edge.saturating_sub(snd.dsn_nxt),
             };
             let (front, back) = snd.segs.as_slices();
-            let mut actions = std::mem::take(&mut self.actions);
-            actions.clear();
-            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back }, mem: &self.mem }, &mut actions);
+            self.actions.clear();
+            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back }, mem: &self.mem }, &mut self.actions);
             self.sched.drain_status_notes(&mut self.notes);
             if !self.notes.is_empty() {
                 self.apply_status_notes(now);
             }
             let mut sent = false;
-            for a in actions.iter() {
-                match *a {
+            for k in 0..self.actions.len() {
+                match self.actions[k] {
                     Action::Send { sub, seg } => sent |= self.send_on(now, sub, seg, out),
                     Action::Enqueue { sub, bytes } => {
                         let len = bytes.min(mss).min(self.snd.next_new_len(mss).unwrap_or(0));
@@ -1377,7 +1382,6 @@ impl Connection {
                     Action::Wait => {}
                 }
             }
-            self.actions = actions;
             if !sent {
                 break;
             }
@@ -1389,7 +1393,7 @@ impl Connection {
         }
         let nospace = self.app_blocked();
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
-        for (s, &before) in self.subflows.iter_mut().zip(sent_before.iter()) {
+        for (s, &before) in self.subflows.iter_mut().zip(self.sent_before.iter()) {
             if s.state == SubState::Established {
                 // Linux calls tcp_cwnd_validate only for a subflow that sent something.
                 if s.tx.stats.segs_sent != before {
@@ -1406,7 +1410,6 @@ impl Connection {
                 }
             }
         }
-        self.sent_before = sent_before;
         self.note_app_progress(now);
     }
 

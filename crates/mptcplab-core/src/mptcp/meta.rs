@@ -109,6 +109,7 @@ impl MetaSender {
     }
 
     /// DATA_ACK and window update from any subflow.
+    #[inline]
     pub fn on_data_ack(&mut self, data_ack: u64, rwnd_edge: u64) -> u64 {
         let mut acked = 0;
         if data_ack > self.data_una {
@@ -166,6 +167,7 @@ impl MetaSender {
     }
 
     /// Pop the next reinjection that is still useful.
+    #[inline]
     pub fn reinject_head(&mut self) -> Option<(u64, u32, u64)> {
         while let Some(&(d, l)) = self.reinject.front() {
             if d + l as u64 <= self.data_una {
@@ -229,6 +231,7 @@ impl MetaReceiver {
     }
 
     /// A data segment arrived on some subflow. Returns bytes newly delivered in order.
+    #[inline]
     pub fn on_data(&mut self, dsn: u64, len: u32) -> u64 {
         let end = dsn + len as u64;
         if end <= self.rcv_nxt {

@@ -123,6 +123,7 @@ impl LinkDir {
     /// Packets on the link (queued or propagating).
     pub fn on_link(&self) -> usize { self.onlink.len() }
 
+    #[inline]
     pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Offer {
         self.stats.offered += 1;
         if !self.up {
@@ -156,6 +157,7 @@ impl LinkDir {
 
     /// Pop the head packet if its event is current. Returns the packet and the arrival
     /// time of the next head, which the caller schedules.
+    #[inline]
     pub fn pop_arrival(&mut self, now: SimTime, epoch: u32) -> Option<(Packet, Option<SimTime>)> {
         if epoch != self.epoch {
             return None;

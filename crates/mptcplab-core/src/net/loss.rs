@@ -16,6 +16,7 @@ impl LossModel {
 
     /// Decide one packet's fate. Always draws from the stream when the model can lose
     /// packets at all, so the pattern depends only on the packet count, not on timing.
+    #[inline]
     pub fn drops(&mut self, rng: &mut Rng) -> bool {
         match self {
             LossModel::Bernoulli { p } => *p > 0.0 && rng.chance(*p),

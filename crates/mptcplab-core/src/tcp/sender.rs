@@ -75,6 +75,8 @@ const EVER_RETRANS: u8 = 8;
 const APP_LIMITED: u8 = 16;
 /// Already counted by a delivery-rate sample (Linux clears `tx.delivered_mstamp`).
 const RATE_DONE: u8 = 32;
+/// SACK blocks remembered from one ACK to the next (Linux sends at most 3, RFC 2018).
+const SACK_SEEN: usize = 4;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Seg {
@@ -158,6 +160,14 @@ pub struct SubflowTx {
     /// those before `lost_hint` need no loss marking.
     retx_hint: usize,
     lost_hint: usize,
+    /// One past the highest SACKed segment (0: none): `mark_lost` scans down from here
+    /// instead of from the tail, which is the last RTT's unSACKed flight.
+    sacked_end: usize,
+    /// The SACK blocks of the previous ACK that were walked in full, as (start, end):
+    /// every segment inside one is SACKed (flags are never cleared and later segments
+    /// start beyond them), so the next ACK's walk jumps over them. `n_seen` are valid.
+    sack_seen: [(u32, u32); SACK_SEEN],
+    n_seen: usize,
     /// Linux `max_packets_out`/`max_packets_seq`/`is_cwnd_limited` (`tcp_cwnd_validate`).
     max_packets_out: u32,
     max_packets_seq: u32,
@@ -210,6 +220,9 @@ impl SubflowTx {
             prr_out: 0,
             retx_hint: 0,
             lost_hint: 0,
+            sacked_end: 0,
+            sack_seen: [(0, 0); SACK_SEEN],
+            n_seen: 0,
             max_packets_out: 0,
             max_packets_seq: iss,
             is_cwnd_limited: false,
@@ -403,6 +416,7 @@ impl SubflowTx {
     /// receive window), cwnd decays towards what was used (RFC 2861 §3, Linux
     /// `tcp_cwnd_application_limited`), unless the application is blocked on a full send
     /// buffer (`app_nospace`, Linux SOCK_NOSPACE).
+    #[inline]
     pub fn validate_cwnd(&mut self, now: SimTime, limited: bool, app_nospace: bool) {
         if !before(self.snd_una, self.max_packets_seq) || self.packets_out > self.max_packets_out {
             self.max_packets_out = self.packets_out;
@@ -446,6 +460,7 @@ impl SubflowTx {
     pub fn on_ack(&mut self, now: SimTime, ack: u32, sacks: &[(u32, u32)], coupling: &Coupling) -> AckResult {
         let mut res = AckResult::default();
         if after(ack, self.snd_nxt) {
+            self.n_seen = 0;
             return res; // acknowledges data never sent: ignore
         }
         let mut sack_rtt: Option<SimTime> = None;
@@ -456,9 +471,17 @@ impl SubflowTx {
         let prior_in_flight = self.in_flight();
         let mut newly_sacked = 0u32;
         // 1. SACK blocks: mark segments fully covered (RFC 2018/6675 scoreboard).
+        let (seen, n_seen) = (self.sack_seen, self.n_seen);
+        let seen = &seen[..n_seen];
+        self.n_seen = 0;
         for &(bs, be) in sacks {
             if !after(be, ack) || after(be, self.snd_nxt) {
                 continue;
+            }
+            // Walked in full below (a start before snd_una finds no segment).
+            if !before(bs, self.snd_una) && before(bs, be) && self.n_seen < SACK_SEEN {
+                self.sack_seen[self.n_seen] = (bs, be);
+                self.n_seen += 1;
             }
             let start = match self.seg_index(bs) { Ok(i) => i, Err(i) => i };
             let mut i = start;
@@ -467,13 +490,23 @@ impl SubflowTx {
                 if !before(s.seq, be) {
                     break;
                 }
-                if s.flags & SACKED == 0 && !after(s.seq.wrapping_add(s.len), be) && !before(s.seq, bs) {
+                let end = s.seq.wrapping_add(s.len);
+                if s.flags & SACKED != 0 {
+                    // Inside a block of the previous ACK: the segments up to that block's
+                    // end are all SACKed, nothing to do for them (a block grows by the
+                    // latest arrivals; stepping through it cost O(cwnd) per ACK).
+                    if let Some(&(_, ce)) = seen.iter().find(|&&(cs, ce)| !before(s.seq, cs) && !after(end, ce)) {
+                        i = self.segs.partition_point(|t| !after(t.seq.wrapping_add(t.len), ce));
+                        continue;
+                    }
+                } else if !after(end, be) && !before(s.seq, bs) {
                     let f = &mut self.segs[i].flags;
                     if *f & LOST != 0 { self.lost_out -= 1; }
                     if *f & RETRANS != 0 { self.retrans_out -= 1; }
                     // A SACKed segment is neither lost nor in flight any more.
                     *f = (*f | SACKED) & !(LOST | RETRANS);
                     self.sacked_out += 1;
+                    self.sacked_end = self.sacked_end.max(i + 1);
                     newly_sacked += 1;
                     if s.flags & EVER_RETRANS == 0 {
                         if sack_rtt.is_none() {
@@ -520,6 +553,7 @@ impl SubflowTx {
                 res.bytes_acked += s.len as u64;
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
+                self.sacked_end = self.sacked_end.saturating_sub(1);
             }
             self.snd_una = ack;
             self.st.snd_una = ack;
@@ -683,7 +717,7 @@ impl SubflowTx {
         // Find the index of the DupThresh-th highest SACKed segment.
         let mut count = 0;
         let mut limit = None;
-        for i in (self.lost_hint..self.segs.len()).rev() {
+        for i in (self.lost_hint..self.sacked_end).rev() {
             if self.segs[i].flags & SACKED != 0 {
                 count += 1;
                 if count >= self.cfg.dupthresh {
@@ -741,6 +775,7 @@ impl SubflowTx {
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` -> `tcp_enter_loss`).
     /// Returns false if there was nothing outstanding.
     pub fn on_rto(&mut self, now: SimTime, coupling: &Coupling) -> bool {
+        self.n_seen = 0;
         if self.packets_out == 0 {
             self.rto_deadline = None;
             return false;
@@ -787,8 +822,17 @@ impl SubflowTx {
     /// Invariant checks for tests: counters agree with the scoreboard.
     pub fn check_invariants(&self) -> Result<(), String> {
         let (mut sacked, mut lost, mut retrans) = (0, 0, 0);
-        for s in &self.segs {
-            if s.flags & SACKED != 0 { sacked += 1; }
+        for (i, s) in self.segs.iter().enumerate() {
+            if s.flags & SACKED != 0 {
+                sacked += 1;
+                if i >= self.sacked_end {
+                    return Err(format!("segment {i} is SACKed above the hint {}", self.sacked_end));
+                }
+            }
+            let end = s.seq.wrapping_add(s.len);
+            if s.flags & SACKED == 0 && self.sack_seen[..self.n_seen].iter().any(|&(cs, ce)| !before(s.seq, cs) && !after(end, ce)) {
+                return Err(format!("segment {i} lies in a remembered SACK block but is not SACKed"));
+            }
             if s.flags & LOST != 0 && s.flags & SACKED == 0 { lost += 1; }
             if s.flags & RETRANS != 0 && s.flags & SACKED == 0 { retrans += 1; }
         }

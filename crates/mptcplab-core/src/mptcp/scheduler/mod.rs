@@ -488,9 +488,14 @@ macro_rules! dispatch {
 
 impl Scheduler for AnyScheduler {
     fn name(&self) -> &'static str { dispatch!(self, s => s.name()) }
+    // Called once or more per push: inlined, so the common no-op cases cost no call.
+    #[inline]
     fn schedule(&mut self, v: &SchedView, out: &mut Vec<Action>) { dispatch!(self, s => s.schedule(v, out)) }
+    #[inline]
     fn drain_status_notes(&mut self, out: &mut Vec<StatusNote>) { dispatch!(self, s => s.drain_status_notes(out)) }
+    #[inline]
     fn needs_rates(&self) -> bool { dispatch!(self, s => s.needs_rates()) }
+    #[inline]
     fn queues_data(&self) -> bool { dispatch!(self, s => s.queues_data()) }
 }
 
