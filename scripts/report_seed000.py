@@ -1,11 +1,12 @@
 """Tables, checks and SVG figures for docs/reproductions/seed000.md from the report.json
 files of `mptcplab optimize scenarios/sites/<pair>.toml --out optimize/<pair>`.
 
-    .venv/bin/python scripts/report_seed000.py optimize/unis-hin optimize/srl-hu optimize/uit-haw \
-        > /tmp/seed000-results.md
+    .venv/bin/python scripts/report_seed000.py [--suffix S] optimize/unis-hin optimize/srl-hu \
+        optimize/uit-haw > /tmp/seed000-results.md
 
 Writes docs/reproductions/seed000-<pair>.svg (measured mean ± sd and the fitted curves,
-per PM) and seed000-<pair>-report.json (report.json without the per-run rows), and
+per PM) and seed000-<pair>-report.json (report.json without the per-run rows), with
+"-S" after <pair> when --suffix S is given (so a rerun can sit beside earlier ones), and
 prints Markdown on stdout. The checks are those fixed in seed000.md before
 the runs.
 """
@@ -96,7 +97,7 @@ def svg(rep: dict, pair: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def section(where: Path) -> tuple[str, dict]:
+def section(where: Path, suffix: str = "") -> tuple[str, dict]:
     rep = json.loads((where / "report.json").read_text(encoding="utf-8"))
     pair = rep["scenario"]["name"]
     seed_t3 = tomllib.loads((REPO / "data" / "mpcoa" / f"{pair}.toml").read_text(encoding="utf-8"))
@@ -153,12 +154,12 @@ def section(where: Path) -> tuple[str, dict]:
     lines.append("")
     lines.append(f"RTT_max from: {c['rtt_max_from']}. Notes: " + ("; ".join(o["notes"] + rep["notes"]) or "none") + ".")
     lines.append("")
-    lines.append(f"![{pair}: goodput over bs per CC, measured and fitted](seed000-{pair}.svg)")
+    lines.append(f"![{pair}: goodput over bs per CC, measured and fitted](seed000-{pair}{suffix}.svg)")
     lines.append("")
-    (DOCS / f"seed000-{pair}.svg").write_text(svg(rep, pair), encoding="utf-8")
+    (DOCS / f"seed000-{pair}{suffix}.svg").write_text(svg(rep, pair), encoding="utf-8")
     # report.json without the per-run rows (kept: mean, sd and n per PM, CC and bs)
     compact = {k: v for k, v in rep.items() if k != "points"}
-    (DOCS / f"seed000-{pair}-report.json").write_text(json.dumps(compact, ensure_ascii=False, separators=(",", ":"))
+    (DOCS / f"seed000-{pair}{suffix}-report.json").write_text(json.dumps(compact, ensure_ascii=False, separators=(",", ":"))
                                                      + "\n", encoding="utf-8")
 
     best = {pm: max(cv["tp_max"] for cv in rep["curves"] if cv["pm"] == pm) for pm in rep["fits"]}
@@ -176,10 +177,15 @@ def section(where: Path) -> tuple[str, dict]:
     return "\n".join(lines), {"pair": pair, "checks": checks}
 
 
-def main(dirs: list[str]) -> None:
+def main(args: list[str]) -> None:
+    suffix = ""
+    if "--suffix" in args:
+        i = args.index("--suffix")
+        suffix = "-" + args[i + 1]
+        args = args[:i] + args[i + 2:]
     parts, verdicts = [], []
-    for d in dirs:
-        text, v = section(Path(d))
+    for d in args:
+        text, v = section(Path(d), suffix)
         parts.append(text)
         verdicts.append(v)
     print("## Checks\n")
