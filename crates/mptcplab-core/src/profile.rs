@@ -134,7 +134,7 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "connections[].opportunistic_retransmission", value: "true", source: "mptcp_rcv_buf_optimization" },
             Setting { field: "connections[].penalisation", value: "true", source: "mptcp_rcv_buf_optimization" },
             Setting { field: "connections[].send_buffer", value: "4 MiB, fixed", source: "tcp_wmem[2]" },
-            Setting { field: "tcp.receive_buffer_accounting", value: "linux: truesize charged (2 B per payload byte), half the free space advertised", source: "tcp_adv_win_scale = 1 (Linux >= 3.6), tcp_win_from_space, __tcp_select_window" },
+            Setting { field: "tcp.receive_buffer_accounting", value: "linux: truesize charged (2 B per payload byte), half the free space advertised", source: "tcp_adv_win_scale = 1 (the default from 2012 to Linux 6.5, so in the 3.14 of v0.89 and the 4.x of v0.9x), tcp_win_from_space, __tcp_select_window" },
             Setting { field: "(stack)", value: "subflow RTO reinjects its data and marks it pf; subflows walked newest first", source: "mptcp_sub_retransmit_timer, mptcp_reinject_data, mptcp_add_sock" },
         ],
         gaps: &[],
