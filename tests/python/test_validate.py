@@ -143,7 +143,8 @@ def test_validate_quick_prints_the_table_and_writes_json_csv_and_a_report(tmp_pa
         row = next(x for x in lines if x.startswith(name))
         assert ccs[0] in row and row.count("±") >= 5 and "[" in row, row
     assert any(x.startswith("known gaps (") for x in lines[header:])
-    assert re.match(r"worst ratio: \d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\] \(", lines[-1]), lines[-1]
+    # Two kernel runs give wide delta-method intervals whose lower end can fall below 0.
+    assert re.match(r"worst ratio: \d+\.\d\d \[-?\d+\.\d\d, \d+\.\d\d\] \(", lines[-1]), lines[-1]
     assert re.match(r"[0-2] of 2 ratios within 0\.85–1\.15; shares within ±15 points in [0-2] of 2$", lines[-2])
     data = json.loads((out / "validate.json").read_text())
     assert data["meta"]["quick"] and data["meta"]["reps"] == 2 and len(data["table"]) == 2
