@@ -105,14 +105,17 @@ def table(rows: list[dict]) -> str:
     out += "\nFurther per-run figures (mean ± 95 % CI over the same runs):\n\n"
     out += "| quantity | " + " | ".join(NAMES[c] for c in CCS) + " |\n|---|" + "---|" * len(CCS) + "\n"
     for label, key, digits in EXTRA:
-        if isinstance(key, tuple):
-            a, b = stats(rows, key[0]), stats(rows, key[1])
-            cells = [f"{cell(a[c], digits)} / {cell(b[c], digits)}" for c in CCS]
-        else:
-            s = stats(rows, key)
-            cells = [cell(s[c], digits) for c in CCS]
-        out += f"| {label} | " + " | ".join(cells) + " |\n"
+        out += f"| {label} | " + " | ".join(row_cells(rows, key, digits)) + " |\n"
     return out
+
+
+def row_cells(rows, key, digits: int) -> list[str]:
+    """One table row's cells per CC: mean ± CI of `key`, or "a / b" for a pair of keys."""
+    if isinstance(key, tuple):
+        a, b = stats(rows, key[0]), stats(rows, key[1])
+        return [f"{cell(a[c], digits)} / {cell(b[c], digits)}" for c in CCS]
+    s = stats(rows, key)
+    return [cell(s[c], digits) for c in CCS]
 
 
 def ranked(s: dict[str, tuple[float, float]], reverse: bool = False) -> list[str]:
@@ -196,13 +199,7 @@ def diagnostics(runs: int, workers: int) -> tuple[str, dict]:
         all_rows[label] = rows
         out += f"**{label}**\n\n| quantity | " + " | ".join(NAMES[c] for c in CCS) + " |\n|---|" + "---|" * len(CCS) + "\n"
         for name, key, digits in DIAG_ROWS:
-            if isinstance(key, tuple):
-                a, b = stats(rows, key[0]), stats(rows, key[1])
-                cells = [f"{cell(a[c], digits)} / {cell(b[c], digits)}" for c in CCS]
-            else:
-                st = stats(rows, key)
-                cells = [cell(st[c], digits) for c in CCS]
-            out += f"| {name} | " + " | ".join(cells) + " |\n"
+            out += f"| {name} | " + " | ".join(row_cells(rows, key, digits)) + " |\n"
         cl, _ = claims(rows)
         out += "\nThe claims here: " + "; ".join(f"{cid} {ok(v)}" for cid, v, _, _ in cl) + ".\n\n"
     return out, all_rows

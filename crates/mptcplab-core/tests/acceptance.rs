@@ -141,13 +141,7 @@ fn mptcp_aggregates_two_disjoint_paths() {
 /// mild (8.72 vs 14.71 Mbit/s on path1, ratio 0.59): the payload test below shows it.
 #[test]
 fn a_small_receive_buffer_blocks_the_seed_001_topology() {
-    check_buffer_blocking("scenarios/rbpm-4path-a.toml", "default profile, linux accounting");
-}
-
-/// Acceptance 4: for each initial path, goodput with 200 KB <= 0.5 x goodput with 8 MB,
-/// and goodput with 8 MB >= 80 % of the 16 Mbit/s capacity.
-fn check_buffer_blocking(file: &str, label: &str) {
-    check_blocking(scenario_file(file), label);
+    check_blocking(scenario_file("scenarios/rbpm-4path-a.toml"), "default profile, linux accounting");
 }
 
 /// The same scenario with payload accounting: the blocking is mild. This is why the
@@ -157,14 +151,7 @@ fn check_buffer_blocking(file: &str, label: &str) {
 fn payload_accounting_blocks_the_seed_001_topology_only_mildly() {
     let mut base = scenario_file("scenarios/rbpm-4path-a.toml");
     base.tcp.receive_buffer_accounting = Some(mptcplab_core::scenario::AccountingName::Payload);
-    let mut g = vec![];
-    for buf in ["200 KB", "8 MB"] {
-        let mut sc = base.clone();
-        sc.connections[0].receive_buffer = Some(mptcplab_core::scenario::Size::parse(buf).unwrap());
-        let mut s = build(&sc, None);
-        s.run();
-        g.push(goodput(&s, 0));
-    }
+    let g = small_and_large_buffer_goodput(&base, "path1");
     println!("payload accounting, initial subflow on path1: 200 KB {:.3}, 8 MB {:.3} Mbit/s, ratio {:.2}", g[0], g[1], g[0] / g[1]);
     assert!(g[0] > 0.5 * g[1], "{g:?}");
 }
@@ -188,20 +175,28 @@ fn a_small_receive_buffer_blocks_the_seed_001_topology_under_the_upstream_profil
     check_blocking(sc, "upstream profile");
 }
 
+/// Acceptance 4: for each initial path, goodput with 200 KB <= 0.5 x goodput with 8 MB,
+/// and goodput with 8 MB >= 80 % of the 16 Mbit/s capacity.
 fn check_blocking(base: mptcplab_core::Scenario, label: &str) {
     for initial in ["path1", "path4"] {
-        let mut g = vec![];
-        for buf in ["200 KB", "8 MB"] {
-            let mut sc = base.clone();
-            sc.connections[0].initial_path = Some(initial.into());
-            sc.connections[0].receive_buffer = Some(mptcplab_core::scenario::Size::parse(buf).unwrap());
-            let mut s = build(&sc, None);
-            s.run();
-            g.push(goodput(&s, 0));
-            println!("acceptance 4 ({label}): initial subflow on {initial}, receive buffer {buf}: goodput {:.3} Mbit/s", g.last().unwrap());
+        let g = small_and_large_buffer_goodput(&base, initial);
+        for (buf, x) in ["200 KB", "8 MB"].iter().zip(g) {
+            println!("acceptance 4 ({label}): initial subflow on {initial}, receive buffer {buf}: goodput {x:.3} Mbit/s");
         }
         assert!(g[0] <= 0.5 * g[1], "{initial}: {g:?}");
         assert!(g[1] >= 0.8 * 16.0, "{initial}: {g:?}");
     }
+}
+
+/// Goodput (Mbit/s) with a 200 KB and with an 8 MB receive buffer, initial subflow on `initial`.
+fn small_and_large_buffer_goodput(base: &mptcplab_core::Scenario, initial: &str) -> [f64; 2] {
+    ["200 KB", "8 MB"].map(|buf| {
+        let mut sc = base.clone();
+        sc.connections[0].initial_path = Some(initial.into());
+        sc.connections[0].receive_buffer = Some(mptcplab_core::scenario::Size::parse(buf).unwrap());
+        let mut s = build(&sc, None);
+        s.run();
+        goodput(&s, 0)
+    })
 }
 

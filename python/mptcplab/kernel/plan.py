@@ -212,6 +212,17 @@ def _stream_plan(app: dict[str, Any], fld: str) -> StreamPlan | None:
                       seconds(app["duration"]) if app.get("duration") else None)
 
 
+def _bernoulli_loss(direction: dict[str, Any], fld: str) -> float:
+    """A link direction's loss probability: `loss`, or a Bernoulli `loss_model` (the
+    emulator has no other kind)."""
+    lm = direction.get("loss_model")
+    if not lm:
+        return float(direction.get("loss") or 0.0)
+    if lm.get("kind") != "bernoulli":
+        raise _refuse(f"{fld}.loss_model", f"the emulator has Bernoulli loss only, not {lm.get('kind')}")
+    return float(lm["p"])
+
+
 def _refuse(fld: str, message: str) -> ScenarioError:
     return ScenarioError(fld, f"{message} (backend kernel); the sim backend can run it")
 
@@ -249,20 +260,10 @@ def make_plan(scenario: Scenario) -> Plan:
     by_name: dict[str, int] = {}
     for i, ln in enumerate(data.get("links", [])):
         fld = f"links[{i}]"
-        lm = ln.get("loss_model")
-        loss = float(ln.get("loss") or 0.0)
-        if lm:
-            if lm.get("kind") != "bernoulli":
-                raise _refuse(f"{fld}.loss_model", f"the emulator has Bernoulli loss only, not {lm.get('kind')}")
-            loss = float(lm["p"])
-        fwd = Dir(bits_per_s(ln["rate"]), seconds(ln["delay"]), queue_limit(ln.get("queue") or "1000 pkt"), loss)
+        fwd = Dir(bits_per_s(ln["rate"]), seconds(ln["delay"]), queue_limit(ln.get("queue") or "1000 pkt"),
+                  _bernoulli_loss(ln, fld))
         rv = ln.get("reverse") or {}
-        rlm = rv.get("loss_model")
-        rloss = float(rv.get("loss") or 0.0)
-        if rlm:
-            if rlm.get("kind") != "bernoulli":
-                raise _refuse(f"{fld}.reverse.loss_model", f"the emulator has Bernoulli loss only, not {rlm.get('kind')}")
-            rloss = float(rlm["p"])
+        rloss = _bernoulli_loss(rv, f"{fld}.reverse")
         rev = Dir(
             bits_per_s(rv["rate"]) if rv.get("rate") else fwd.rate_bps,
             seconds(rv["delay"]) if rv.get("delay") else fwd.delay_s,
