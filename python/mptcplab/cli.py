@@ -293,7 +293,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.scenario is None:
         return _validate_matrix(args)
-    for flag, given in (("--quick", args.quick), ("--reps", args.reps is not None), ("--out", args.out is not None)):
+    for flag, given in (("--quick", args.quick), ("--reps", args.reps is not None), ("--out", args.out is not None),
+                        ("--family", bool(args.family)), ("--only", args.only is not None),
+                        ("--profile", args.profile is not None), ("--kernel-data", args.kernel_data is not None),
+                        ("--stored-only", args.stored_only)):
         if given:
             raise ScenarioError(flag, "belongs to the sim-vs-kernel matrix (`mptcplab validate` without SCENARIO)")
     scenario = _load_scenario(args.scenario).validate()
@@ -315,7 +318,9 @@ def _validate_matrix(args: argparse.Namespace) -> int:
     if args.print:
         raise ScenarioError("--print", "shows a scenario file normalised: give SCENARIO")
     out = args.out or ("validate-quick" if args.quick else "validate")
-    report = run_validate(quick=args.quick, reps=args.reps, out=out)
+    report = run_validate(quick=args.quick, reps=args.reps, out=out, families=args.family or None, only=args.only,
+                          profile=args.profile or "upstream", kernel_data=args.kernel_data,
+                          stored_only=args.stored_only)
     print(report.text())
     print(f"\nwrote {out}/validate.txt, validate.json, validate.csv and reproduction.json "
           f"(`mptcplab report {out}`)", file=sys.stderr)
@@ -568,6 +573,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--reps", type=int, metavar="N", help="runs per backend and scenario (default 3; quick 2)")
     g.add_argument("--out", metavar="DIR", help="where to write validate.txt/.json/.csv and reproduction.json "
                    "(default validate/ or validate-quick/)")
+    g.add_argument("--family", action="append", metavar="NAME",
+                   help="core (default), bounded-buffer (seed 001's regime) or lossy-start (seed 003's); repeatable")
+    g.add_argument("--only", metavar="TEXT", help="only the points whose \"label/cc\" contains TEXT")
+    g.add_argument("--profile", choices=("upstream", "out_of_tree"),
+                   help="the simulator's profile (default upstream, the kernel's own)")
+    g.add_argument("--kernel-data", metavar="DIR",
+                   help="stored kernel runs (docs/validate/kernel): use them, measure and store the missing ones")
+    g.add_argument("--stored-only", action="store_true",
+                   help="with --kernel-data: compare with the stored runs only (no root; a missing run is an error)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("bench", parents=[common], help="benchmark the simulator on two fixed scenarios")
