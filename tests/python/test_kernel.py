@@ -433,3 +433,19 @@ def test_a_sweep_plan_with_backend_kernel_runs_its_two_points_one_at_a_time(tmp_
     assert sorted(r["summary"]["cc"][0] for r in recs) == ["cubic", "reno"]  # what the kernel read back
     spans = sorted((r["started_unix_s"], r["started_unix_s"] + r["wall_s"]) for r in recs)
     assert spans[0][1] <= spans[1][0], spans  # one at a time
+
+
+def test_netstat_counters_keep_the_non_zero_tcp_and_mptcp_counters():
+    from mptcplab.kernel.backend import netstat_counters
+
+    text = ("TcpExt: SyncookiesSent PruneCalled TCPRcvQDrop\n"
+            "TcpExt: 0 20 16\n"
+            "IpExt: InNoRoutes InOctets\n"
+            "IpExt: 0 12345\n"
+            "MPTcpExt: MPCapableSYNRX RcvWndShared\n"
+            "MPTcpExt: 1 7581\n"
+            "Udp: InDatagrams NoPorts\n"
+            "Udp: 5 6\n")
+    assert netstat_counters(text) == {"TcpExt.PruneCalled": 20, "TcpExt.TCPRcvQDrop": 16, "IpExt.InOctets": 12345,
+                                      "MPTcpExt.MPCapableSYNRX": 1, "MPTcpExt.RcvWndShared": 7581}
+    assert netstat_counters("") == {}

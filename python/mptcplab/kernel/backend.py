@@ -280,7 +280,31 @@ def _drive(space: RunSpace, emu: Emulator, plan: Plan, drain_s: float, corrupt: 
     except (ValueError, IndexError):
         raise KernelRunError(f"an app failed: {(c_err + s_err).strip()[-500:]}") from None
     return {"client": cres, "server": sres, "links": links_rows, "applied": applied,
-            "forwarder_end": emu.forwarder_stats()}
+            "forwarder_end": emu.forwarder_stats(),
+            "netstat": {role: netstat_counters(space.exec(r, ["cat", "/proc/net/netstat", "/proc/net/snmp"],
+                                                          check=False))
+                        for role, r in (("client", "c"), ("server", "s"))}}
+
+
+def netstat_counters(text: str) -> dict[str, int]:
+    """The non-zero counters of /proc/net/netstat and /proc/net/snmp ("TcpExt",
+    "MPTcpExt", "Tcp", ...; pairs of a header line and a value line) as
+    {"TcpExt.TCPRcvQDrop": n, ...}: why a run lost or retransmitted what the links did
+    not drop (receive-queue drops, zero-window drops, MPTCP's own counters)."""
+    out: dict[str, int] = {}
+    lines = [ln.split() for ln in text.splitlines() if ":" in ln]
+    for head, vals in zip(lines, lines[1:]):
+        if not head or not vals or head[0] != vals[0] or not vals[1:2] or not vals[1].lstrip("-").isdigit():
+            continue
+        group = head[0].rstrip(":")
+        for name, v in zip(head[1:], vals[1:]):
+            try:
+                n = int(v)
+            except ValueError:
+                continue
+            if n and group in ("TcpExt", "MPTcpExt", "Tcp", "IpExt", "Ip"):
+                out[f"{group}.{name}"] = n
+    return out
 
 
 def _check_integrity(plan: Plan, cres: dict, sres: dict) -> dict[str, str]:
@@ -516,6 +540,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
             "forwarder_end_stats": {f"{k[0]}{k[1]}": v for k, v in raw["forwarder_end"].items()},
         },
         "buffers": buffers,
+        "netstat": raw.get("netstat", {}),
         "schedule_step_s": SCHEDULE_STEP_S,
         "schedule_applied": raw["applied"],
         "notes": plan.notes,

@@ -328,6 +328,7 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
         "flows_goodput_mbps": {str(f): float(g) for f, g in zip(summ["flow"], summ["goodput_mbps"])},
         "integrity": {str(f): str(i) for f, i in zip(summ["flow"], summ["integrity"])}
         if "integrity" in summ.columns else None,
+        **({"netstat": dict(result.meta["netstat"])} if result.meta.get("netstat") else {}),
         **({"bins": goodput_bins(result, flow, bin_s, float(duration_s or result.meta["duration_s"])),
             "bin_s": bin_s} if bin_s else {}),
     }
