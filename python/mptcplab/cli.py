@@ -403,7 +403,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"{name:12s} {line}")
         return EXIT_OK if args.list else EXIT_BAD_INPUT
     rep, where = reproduce(args.paper, quick=args.quick, reps=args.reps, workers=args.workers,
-                           out=args.out, report=not args.no_report)
+                           out=args.out, report=not args.no_report, profile=args.profile)
     print(rep.claims_markdown())
     m = rep.meta
     print(f"{m['runs']} runs, {m['simulated_s']:.0f} s simulated, {m['wall_s']:.0f} s wall"
@@ -649,8 +649,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="shorter runs, fewer repetitions (CI)")
     p.add_argument("--reps", type=int, metavar="N", help="repetitions per variant (seeds 1..N)")
     p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: repro/PAPER[-quick])")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: repro/PAPER[-quick][-PROFILE])")
     p.add_argument("--no-report", action="store_true", help="write reproduction.json and claims.md only")
+    p.add_argument("--profile", choices=("out_of_tree", "upstream"),
+                   help="run every experiment under this profile (default: each scenario's own, out_of_tree)")
     p.set_defaults(func=cmd_reproduce)
     p = sub.add_parser("plot", parents=[common], help="plot a saved run, a sweep or a reproduction (docs/report.md)")
     p.add_argument("results", metavar="RESULTS", help="run directory (run --out), sweep store or reproduction")

@@ -74,3 +74,22 @@ def test_cli_errors(capsys):
     assert "reps" in capsys.readouterr().err
     assert main(["reproduce", "--list"]) == 0
     assert "coupled-bbr" in capsys.readouterr().out
+
+
+def test_a_forced_profile_reaches_every_run_and_the_metadata():
+    from mptcplab.reproduce.runner import Ledger, Variant, run_variants, scenario_path
+
+    seen = []
+
+    def measure(result):
+        seen.append(result.meta["profile"])
+        return {}
+
+    for profile in ("upstream", None):
+        led = Ledger(profile=profile)
+        run_variants(scenario_path("reproduce/seed003-exp1-lia-reno-cubic.toml"), [Variant("reno", {"connections[0].cc": "reno",
+                     "run.duration": "1 s"})], [1], measure, workers=1, ledger=led)
+    assert seen == ["upstream", "out_of_tree"]
+    with pytest.raises(ScenarioError) as err:
+        reproduce("rbpm", quick=True, profile="bsd")
+    assert err.value.field == "profile"

@@ -51,20 +51,30 @@ class Context:
         return list(range(1, n + 1))
 
 
+PROFILES = ("out_of_tree", "upstream")
+
+
 def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers: int | None = None,
-              out: str | Path | None = None, report: bool = True) -> tuple[Reproduction, Path]:
+              out: str | Path | None = None, report: bool = True,
+              profile: str | None = None) -> tuple[Reproduction, Path]:
     """Run `paper`'s experiments, save `reproduction.json` + `claims.md` (+ `report.html`)
-    under `out` (default repro/<paper>[-quick]) and return the reproduction and the
-    directory."""
+    under `out` (default repro/<paper>[-quick][-<profile>]) and return the reproduction
+    and the directory. `profile` puts every run under that profile (`run.profile`), so a
+    paper's claims can be set side by side under both stacks; None keeps each scenario's
+    own (the default `out_of_tree`)."""
     if paper not in PAPERS:
         raise ScenarioError("paper", f"expected one of {', '.join(PAPERS)}, got {paper!r}")
     if reps is not None and (not isinstance(reps, int) or reps < 1):
         raise ScenarioError("reps", f"expected an integer ≥ 1, got {reps!r}")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ScenarioError("workers", f"expected an integer ≥ 1, got {workers!r}")
+    if profile is not None and profile not in PROFILES:
+        raise ScenarioError("profile", f"expected one of {', '.join(PROFILES)}, got {profile!r}")
     module = importlib.import_module(f".{PAPERS[paper][0]}", __name__)
-    where = Path(out) if out is not None else Path("repro") / (paper + ("-quick" if quick else ""))
+    where = Path(out) if out is not None else Path("repro") / (
+        paper + ("-quick" if quick else "") + (f"-{profile}" if profile else ""))
     ctx = Context(quick=quick, reps=reps, workers=workers, out=where)
+    ctx.ledger.profile = profile
     t0 = time.monotonic()
     rep: Reproduction = module.run(ctx)
     from .. import __version__
@@ -78,6 +88,7 @@ def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers:
         "wall_s": round(time.monotonic() - t0, 2),
         "experiments": led.experiments,
         "seed_rule": "repetition k runs with seed k (1, 2, ...)",
+        "profile": profile or "each scenario's own (default out_of_tree)",
         "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         **rep.meta,
     }

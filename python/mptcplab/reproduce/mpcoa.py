@@ -90,6 +90,14 @@ def _sites(ctx: Context, first: int) -> tuple[dict[str, str], list[Claim], list[
     for key, label, _ in SITE_PAIRS:
         path = scenario_path(f"sites/{key}.toml")
         sources[f"sites/{key}"] = path.read_text(encoding="utf-8")
+        if ctx.ledger.profile is not None:  # `reproduce --profile`: the site under that profile
+            from ..scenario import Scenario
+
+            forced = ctx.out / "scenarios" / f"{key}.toml"
+            forced.parent.mkdir(parents=True, exist_ok=True)
+            forced.write_text(Scenario.from_toml(path).with_("run.profile", ctx.ledger.profile).to_toml(),
+                              encoding="utf-8")
+            path = forced
         rep = optimize_scenario(path, out=ctx.out / "optimize" / key, workers=ctx.workers, progress=False, **opts)
         reports[key] = rep
         t = rep.timings

@@ -51,6 +51,9 @@ class Ledger:
     wall_s: float = 0.0
     scenarios: dict[str, str] = field(default_factory=dict)   # name -> TOML of the base file
     experiments: list[dict[str, Any]] = field(default_factory=list)
+    # `reproduce --profile`: the profile every run is put under (None: each scenario's own,
+    # i.e. the default out_of_tree unless the file says otherwise).
+    profile: str | None = None
 
 
 class Window:
@@ -112,6 +115,8 @@ def run_variants(scenario: str | Path, variants: Sequence[Variant], seeds: Itera
 
     path = Path(scenario)
     base = Scenario.from_toml(path)
+    if ledger is not None and ledger.profile is not None:
+        base = base.with_("run.profile", ledger.profile)
     seeds = list(seeds)
     built = [(v.label, apply(base, v)) for v in variants]
     jobs = [(label, sc.to_json(), s, measure) for label, sc in built for s in seeds]
