@@ -175,6 +175,11 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
         sim: "payload accounting (the kernel backend calibrates SO_RCVBUF to it) or `linux` accounting (tcp_adv_win_scale = 1)",
     },
     Gap {
+        name: "initial_receive_window",
+        kernel: "the SYN-ACK offers at most 64 KB (unscaled, tcp_select_initial_window) and each subflow's rcv_ssthresh grows by 2 advmss per in-order segment up to the free space (tcp_grow_window); the MPTCP window is the largest a subflow advertised",
+        sim: "the whole free receive buffer from the SYN-ACK on: a first subflow with a large send buffer is handed the whole window before the joins (tried: a 64 KB start growing 2 MSS per segment moves seed 001's figures but not the locked / auto-tuned send-buffer difference)",
+    },
+    Gap {
         name: "sack_compression",
         kernel: "SACK compression (tcp_comp_sack_*, Linux >= 4.19) delays ACKs for out-of-order data; GRO and quick-ACK heuristics",
         sim: "an immediate ACK for every out-of-order segment",

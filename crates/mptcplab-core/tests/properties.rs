@@ -178,6 +178,16 @@ fn gen_case(r: &mut Rng, rs: &mut Rng, pm: &mut Rng, ra: &mut Rng) -> Case {
         let p = r.below(n_links as u64) as usize;
         flows.push(json!({"name": "bg", "path": format!("p{p}"), "cc": pick_cc(r, &mut features), "start": "500 ms"}));
         may_starve.push(path_dead(p) || shared);
+        // A connection that opens on the background flow's path after it started meets a
+        // full queue: its first flight can be dropped whole and the RTO backoff outlast
+        // the run (the upstream stack writes whole 32 KiB data frags, so its first flight
+        // is a full initial window even with a tiny send buffer).
+        for (c, starve) in conns.iter().zip(may_starve.iter_mut()) {
+            let start_ms: u64 = c["start"].as_str().map_or(0, |t| t.trim_end_matches(" ms").parse().unwrap_or(0));
+            if c["initial_path"] == json!(format!("p{p}")) && start_ms >= 500 {
+                *starve = true;
+            }
+        }
         features.push("background TCP");
     }
     let mut sc = json!({

@@ -352,15 +352,24 @@ impl Connection {
             subflows.push(Subflow::new(&cfg, i, p, iss.next_u64() as u32)?);
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
-        // Auto-tuned: `mptcp_init_sock` starts the send buffer at tcp_wmem[1].
-        let sndbuf = if cfg.send_buffer_auto { up::TCP_WMEM[1] } else { cfg.send_buffer };
-        let snd = MetaSender::new(sndbuf, rcv.window_edge());
+        // Auto-tuned: `mptcp_init_sock` starts the send buffer at tcp_wmem[1]. Upstream with
+        // a `send_buffer`: `SO_SNDBUF` doubled, counted in `sk_wmem_queued` bytes
+        // (`upstream::locked_sndbuf`, `MetaSender::frag_charge`).
+        let stack_up = cfg.stack == Stack::Upstream;
+        let sndbuf = if cfg.send_buffer_auto {
+            up::TCP_WMEM[1]
+        } else if stack_up {
+            up::locked_sndbuf(cfg.send_buffer)
+        } else {
+            cfg.send_buffer
+        };
+        let mut snd = MetaSender::new(sndbuf, rcv.window_edge());
+        snd.frag_charge = stack_up;
         let mut up = MetaUp::new(cfg.stack == Stack::Upstream && !cfg.send_buffer_auto);
         // `bbr_sndbuf_expand` provisions 3 x cwnd; other controllers 2.
         up.sndbuf_factor = if cfg.cc == "bbr" || cfg.cc == "coupled_bbr" { 3 } else { 2 };
         up.model_sndbuf = cfg.stack == Stack::Upstream || sched.queues_data();
         let app_timer = matches!(cfg.app, App::Stream(_));
-        let stack_up = cfg.stack == Stack::Upstream;
         Ok(Connection {
             id,
             app: cfg.app.clone(),
@@ -1272,14 +1281,28 @@ impl Connection {
         }
     }
 
-    /// The application waits for send-buffer space (Linux SOCK_NOSPACE).
-    fn app_blocked(&self) -> bool { self.snd.free_space() == 0 && self.app.wants_more(self.snd.written) }
+    /// The application waits for send-buffer space (Linux SOCK_NOSPACE). Upstream: set when
+    /// the writer finds the buffer full, cleared only when it is writeable again
+    /// (`MetaSender::update_nospace`).
+    fn app_blocked(&self) -> bool {
+        if self.snd.frag_charge {
+            return self.snd.nospace;
+        }
+        self.snd.free_space() == 0 && self.app.wants_more(self.snd.written)
+    }
 
     /// Send what the windows allow: subflow retransmissions, queued data, then what the
     /// scheduler picks.
     pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.snd.frag_charge {
+            // Wake a sleeping writer if the buffer is writeable again (`sk_stream_write_space`).
+            self.snd.update_nospace(self.app.wants_more(self.snd.written));
+        }
         let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
         self.snd.write(n);
+        if self.snd.frag_charge {
+            self.snd.update_nospace(self.app.wants_more(self.snd.written));
+        }
         // A subflow with nothing outstanding gets no ACK to refresh its window: give it the
         // connection's (stands in for Linux's zero-window probe).
         let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
@@ -1494,7 +1517,8 @@ impl Connection {
         if self.rcv.occupancy() > self.rcv.rcvbuf.max(self.cfg.tcp.mss as u64) {
             return Err(format!("{}: receive buffer holds {} > {}", self.cfg.name, self.rcv.occupancy(), self.rcv.rcvbuf));
         }
-        if self.snd.written - self.snd.data_una > self.snd.sndbuf {
+        let limit = if self.snd.frag_charge { up::msk_write_limit(self.snd.data_una, self.snd.sndbuf) } else { self.snd.data_una + self.snd.sndbuf };
+        if self.snd.written > limit {
             return Err(format!("{}: send buffer over its bound", self.cfg.name));
         }
         if self.rcv.beyond_window > 0 {

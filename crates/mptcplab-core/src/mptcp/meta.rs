@@ -2,6 +2,7 @@
 //! send buffer, DATA_ACK and the shared receive buffer with its out-of-order queue
 //! (RFC 8684 §3.3; reference `tcp.md` §1.5).
 
+use crate::mptcp::upstream;
 use crate::tcp::BufferAccounting;
 use crate::units::SimTime;
 use std::collections::VecDeque;
@@ -46,15 +47,45 @@ pub struct MetaSender {
     pub max_rwnd: u64,
     pub segs: VecDeque<MetaSeg>,
     pub reinject: VecDeque<(u64, u32)>,
+    /// Upstream Linux accounting (`Stack::Upstream`): `sndbuf` is the MPTCP socket's
+    /// `sk_sndbuf` against its `sk_wmem_queued` (payload plus data-frag headers), a writer
+    /// fills whole page frags, and a blocked writer waits until the buffer is writeable
+    /// again (`upstream::msk_write_limit`, `msk_writeable`). Otherwise `sndbuf` bounds
+    /// the payload written and not DATA_ACKed.
+    pub frag_charge: bool,
+    /// `SOCK_NOSPACE` under `frag_charge`: the writer sleeps in `sk_stream_wait_memory`.
+    pub nospace: bool,
 }
 
 impl MetaSender {
     pub fn new(sndbuf: u64, rwnd: u64) -> Self {
-        MetaSender { written: 0, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new() }
+        MetaSender { written: 0, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new(), frag_charge: false, nospace: false }
     }
 
     /// Free space in the send buffer (it holds what is written and not DATA_ACKed).
-    pub fn free_space(&self) -> u64 { (self.data_una + self.sndbuf).saturating_sub(self.written) }
+    pub fn free_space(&self) -> u64 {
+        if !self.frag_charge {
+            return (self.data_una + self.sndbuf).saturating_sub(self.written);
+        }
+        // `mptcp_send_limit`: nothing while the writer sleeps or once `sk_wmem_queued >=
+        // sk_sndbuf`; else up to the end of the page frag where it reaches `sk_sndbuf`.
+        if self.nospace || upstream::msk_wmem_queued(self.data_una, self.written) >= self.sndbuf {
+            return 0;
+        }
+        upstream::msk_write_limit(self.data_una, self.sndbuf).saturating_sub(self.written)
+    }
+
+    /// Under `frag_charge`: a writer that wants more and finds no space goes to sleep
+    /// (`wait_for_memory` in `mptcp_sendmsg` sets `SOCK_NOSPACE`); one asleep is woken
+    /// once the buffer is writeable (`sk_stream_write_space`).
+    pub fn update_nospace(&mut self, wants_more: bool) {
+        let wmem = upstream::msk_wmem_queued(self.data_una, self.written);
+        if self.nospace {
+            self.nospace = !upstream::msk_writeable(wmem, self.sndbuf);
+        } else if wants_more && wmem >= self.sndbuf {
+            self.nospace = true;
+        }
+    }
 
     /// The application wrote `n` bytes.
     pub fn write(&mut self, n: u64) { self.written += n.min(self.free_space()); }
@@ -360,6 +391,36 @@ mod tests {
         r.on_data(1_000, 9_000);
         r.read(u64::MAX);
         assert_eq!(r.window_edge(), 20_000 + 100_000);
+    }
+
+    #[test]
+    fn under_upstream_accounting_the_writer_sleeps_until_data_acks_free_a_third() {
+        use crate::mptcp::upstream::{locked_sndbuf, msk_wmem_queued, DFRAG_DATA_BYTES as D};
+        let mut s = MetaSender::new(locked_sndbuf(100_000), 1 << 30);
+        s.frag_charge = true;
+        // 200 000 bytes of sk_sndbuf: the writer fills 7 frags (229 096 payload bytes;
+        // 6 frags charge 196 608 < 200 000).
+        s.write(u64::MAX);
+        assert_eq!(s.written, 7 * D);
+        assert_eq!(s.free_space(), 0);
+        s.update_nospace(true);
+        assert!(s.nospace, "full: the writer sleeps (SOCK_NOSPACE)");
+        // DATA_ACK of two frags: 5 frags charged (163 840) > 2/3 of 200 000: still asleep.
+        s.on_data_ack(2 * D, 1 << 30);
+        s.update_nospace(true);
+        assert!(s.nospace);
+        assert_eq!(s.free_space(), 0, "asleep: nothing written although wmem < sndbuf");
+        // One more frag: 131 072 charged, 68 928 free >= 65 536: woken, fills again.
+        s.on_data_ack(3 * D, 1 << 30);
+        s.update_nospace(true);
+        assert!(!s.nospace);
+        s.write(u64::MAX);
+        assert_eq!(s.written, 10 * D);
+        assert!(msk_wmem_queued(s.data_una, s.written) >= s.sndbuf);
+        // Payload accounting (the default) is untouched: the buffer bounds the payload.
+        let mut p = MetaSender::new(200_000, 1 << 30);
+        p.write(u64::MAX);
+        assert_eq!(p.written, 200_000);
     }
 
     #[test]

@@ -51,7 +51,57 @@ const SK_BUFF_SIZE: u64 = 256;
 /// 32 KiB page frag (`SKB_FRAG_PAGE_ORDER`) minus the 40-byte frag header that
 /// `mptcp_carve_data_frag` puts at its start. A push (`__subflow_push_pending`) and an
 /// MPTCP-level retransmission (`__mptcp_retrans`) work in whole frags.
-pub const DFRAG_DATA_BYTES: u64 = 32_768 - 40;
+pub const DFRAG_DATA_BYTES: u64 = 32_768 - DFRAG_HEADER_BYTES;
+
+/// `sizeof(struct mptcp_data_frag)` (protocol.h): the header `mptcp_carve_data_frag` puts
+/// at the start of each data frag and counts in its `overhead`.
+pub const DFRAG_HEADER_BYTES: u64 = 40;
+
+/// `SOCK_MIN_SNDBUF` (include/net/sock.h): `2 * TCP_SKB_MIN_TRUESIZE` = 2 × (2048 +
+/// `SKB_DATA_ALIGN(sizeof(struct sk_buff))` = 256) on x86-64.
+pub const SOCK_MIN_SNDBUF: u64 = 2 * (2048 + SK_BUFF_SIZE);
+
+/// The MPTCP socket's `sk_sndbuf` after `setsockopt(SO_SNDBUF[FORCE], val)`:
+/// `sk_setsockopt` stores `max(val * 2, SOCK_MIN_SNDBUF)` and sets `SOCK_SNDBUF_LOCK`
+/// (net/core/sock.c `__sock_set_sndbuf`); `mptcp_sol_socket_sync_intval` and
+/// `sync_socket_options` (sockopt.c) copy that value, locked, to every subflow.
+pub fn locked_sndbuf(so_sndbuf: u64) -> u64 { (2 * so_sndbuf).max(SOCK_MIN_SNDBUF) }
+
+/// The MPTCP socket's `sk_wmem_queued` while it holds the data from `data_una` up to
+/// `written`: every byte written and not DATA_ACKed plus the 40-byte header of every data
+/// frag that still holds some of it. `mptcp_sendmsg` charges `frag_truesize` (payload +
+/// `dfrag->overhead`) with `sk_wmem_queued_add`; `__mptcp_clean_una` releases a frag's
+/// payload as DATA_ACK covers it and its header with its last byte (`dfrag_uncharge`,
+/// `dfrag_clear`). Data pushed to a subflow is charged to the subflow as well ("we charge
+/// such data both to sk and ssk"); the two are separate budgets. Frags sit at fixed
+/// `DFRAG_DATA_BYTES` offsets (a continuous writer, the `data_frag_layout` gap).
+pub fn msk_wmem_queued(data_una: u64, written: u64) -> u64 {
+    if written <= data_una {
+        return 0;
+    }
+    let frags = written.div_ceil(DFRAG_DATA_BYTES) - data_una / DFRAG_DATA_BYTES;
+    written - data_una + frags * DFRAG_HEADER_BYTES
+}
+
+/// How far a continuous writer fills the MPTCP socket's send buffer: `mptcp_sendmsg` copies
+/// while `sk_wmem_queued < sk_sndbuf` (`mptcp_send_limit`, with `notsent_lowat` unset) and
+/// each copy fills the rest of the current 32 KiB page frag (`psize = pfrag->size -
+/// offset`), so the writer stops at the end of the first frag at which `sk_wmem_queued`
+/// reaches `sndbuf`. With frags of D payload bytes at fixed offsets and f0 = the frag
+/// holding `data_una`, the frag end f0·D + k·D has `k·(D + 40) − (data_una − f0·D)` bytes
+/// charged: k = ⌈(sndbuf + data_una mod D) / (D + 40)⌉.
+pub fn msk_write_limit(data_una: u64, sndbuf: u64) -> u64 {
+    let f0 = data_una / DFRAG_DATA_BYTES;
+    let k = (sndbuf + data_una % DFRAG_DATA_BYTES).div_ceil(DFRAG_DATA_BYTES + DFRAG_HEADER_BYTES).max(1);
+    (f0 + k) * DFRAG_DATA_BYTES
+}
+
+/// `__sk_stream_is_writeable` (include/net/sock.h) on the MPTCP socket: `sk_stream_wspace
+/// >= sk_stream_min_wspace`, i.e. `sndbuf − wmem ≥ wmem / 2`. A writer asleep in
+/// `sk_stream_wait_memory` is woken by `sk_stream_write_space` (from `mptcp_write_space`,
+/// called by `__mptcp_clean_una_wakeup` on DATA_ACK and by `__mptcp_sync_sndbuf`) only
+/// then; until then `SOCK_NOSPACE` stays set.
+pub fn msk_writeable(wmem: u64, sndbuf: u64) -> bool { sndbuf.saturating_sub(wmem) >= wmem >> 1 && wmem < sndbuf }
 
 /// `MPTCP_SEND_BURST_SIZE` (protocol.c): 64 KiB − tcphdr 20 − MAX_TCP_OPTION_SPACE 40 −
 /// ipv6hdr 40 − frag_hdr 8.
@@ -165,6 +215,48 @@ mod tests {
         assert_eq!(dfrag_end(32_727), 32_728);
         assert_eq!(dfrag_end(32_728), 65_456);
         assert_eq!(wmem_queued(10 * 1448, 10), 14_480 + 8_320);
+    }
+
+    #[test]
+    fn the_msk_charges_payload_and_frag_headers_and_releases_them_on_data_ack() {
+        const D: u64 = DFRAG_DATA_BYTES;
+        // 100 000 bytes written: four frags touched, 40 bytes of header each.
+        assert_eq!(msk_wmem_queued(0, 100_000), 100_000 + 4 * 40);
+        // DATA_ACK of the first frag: its payload and its header go (`dfrag_clear`).
+        assert_eq!(msk_wmem_queued(D, 100_000), 100_000 - D + 3 * 40);
+        // DATA_ACK into the second frag: only the acked payload goes (`dfrag_uncharge`
+        // of the delta); the frag's header stays until its last byte is acked.
+        assert_eq!(msk_wmem_queued(40_000, 100_000), 60_000 + 3 * 40);
+        // Everything DATA_ACKed: nothing charged.
+        assert_eq!(msk_wmem_queued(100_000, 100_000), 0);
+        assert_eq!(msk_wmem_queued(0, 0), 0);
+    }
+
+    #[test]
+    fn a_writer_fills_whole_frags_until_the_charge_reaches_sndbuf() {
+        const D: u64 = DFRAG_DATA_BYTES;
+        // SO_SNDBUF 204 800: sk_sndbuf 409 600; subflows get the same value, locked.
+        let sndbuf = locked_sndbuf(204_800);
+        assert_eq!(sndbuf, 409_600);
+        assert_eq!(locked_sndbuf(1_000), SOCK_MIN_SNDBUF, "never below SOCK_MIN_SNDBUF");
+        for una in [0, 1, 20_000, D - 1, D, 5 * D + 777] {
+            let l = msk_write_limit(una, sndbuf);
+            assert_eq!(l % D, 0, "stops at a frag end");
+            // The copy that ended at l started below sk_sndbuf; at l it has reached it.
+            assert!(msk_wmem_queued(una, l - D) < sndbuf, "una {una}");
+            assert!(msk_wmem_queued(una, l) >= sndbuf, "una {una}");
+        }
+        // From an empty buffer: 13 frags (425 464 payload bytes, 425 984 charged).
+        assert_eq!(msk_write_limit(0, sndbuf), 13 * D);
+    }
+
+    #[test]
+    fn a_blocked_writer_wakes_only_when_a_third_of_the_buffer_is_free() {
+        // sk_stream_wspace >= sk_stream_min_wspace: sndbuf - wmem >= wmem / 2.
+        assert!(msk_writeable(200, 300));
+        assert!(!msk_writeable(201, 300));
+        assert!(!msk_writeable(300, 300));
+        assert!(msk_writeable(0, 300));
     }
 
     #[test]
