@@ -175,6 +175,11 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
         sim: "payload accounting (the kernel backend calibrates SO_RCVBUF to it) or `linux` accounting (tcp_adv_win_scale = 1)",
     },
     Gap {
+        name: "receive_prune",
+        kernel: "each subflow charges what it holds (skb truesize) to its own sk_rcvbuf until the MPTCP socket pulls it, and the pull stops while the MPTCP socket's memory is above its buffer; the subflows advertise the MPTCP socket's window, which never shrinks: a subflow past its buffer prunes and drops (tcp_data_queue, tcp_try_rmem_schedule, tcp_prune_queue: TCPRcvQDrop, TCPOFODrop), the dropped tail ends in RTOs (docs/research/upstream-receive-prune.md)",
+        sim: "the receiver never drops: a bounded receive buffer only closes the window. The kernel's bounded-buffer runs split into a drop mode (1-4 Mbit/s in seed 001 topology 1 with 200 KB) and a clean mode the simulator follows",
+    },
+    Gap {
         name: "initial_receive_window",
         kernel: "the SYN-ACK offers at most 64 KB (unscaled, tcp_select_initial_window) and each subflow's rcv_ssthresh grows by 2 advmss per in-order segment up to the free space (tcp_grow_window); the MPTCP window is the largest a subflow advertised",
         sim: "the whole free receive buffer from the SYN-ACK on: a first subflow with a large send buffer is handed the whole window before the joins (tried: a 64 KB start growing 2 MSS per segment moves seed 001's figures but not the locked / auto-tuned send-buffer difference)",
