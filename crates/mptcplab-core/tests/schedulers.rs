@@ -9,15 +9,6 @@ use std::sync::OnceLock;
 
 const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 
-/// Mean and half-width of the 95 % CI (Student t, n − 1 degrees of freedom, n ≤ 10).
-fn mean_ci(v: &[f64]) -> (f64, f64) {
-    const T95: [f64; 10] = [f64::NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let sd = (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    (m, T95[v.len() - 1] * sd / n.sqrt())
-}
-
 fn with_scheduler(file: &str, sched: &str, opts: &[(&str, serde_json::Value)]) -> Scenario {
     let mut sc = scenario_file(file);
     sc.connections[0].scheduler = Some(sched.into());
