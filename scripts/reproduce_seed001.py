@@ -14,10 +14,15 @@ and penalisation off, 100 s (all in the committed scenario files, unchanged here
 
 Variants (field paths of Scenario.with_):
   fullmesh+minRTT        the scenario as committed;
-  RBPM literal           connections[0].scheduler = "rbpm", reactivation = "literal"
-                         (Algorithm 1 as printed; the default);
-  RBPM all_paths         reactivation = "all_paths" (the prose's reading, with hysteresis).
-Both RBPM variants keep the default Eq. 3 reading (required = "pairwise").
+  RBPM later             connections[0].scheduler = "rbpm" with its defaults:
+                         reactivation = "later" (Eq. 3 from packets out, restart in a later
+                         decision; the reading of the seed's Eq. 3 and Fig. 4),
+                         bandwidth = "delivery_rate";
+  RBPM literal           reactivation = "literal" (Algorithm 1 as printed),
+                         bandwidth = "cwnd_srtt" (as when this page was first made);
+  RBPM all_paths         reactivation = "all_paths" (the prose's reading, with hysteresis),
+                         bandwidth = "cwnd_srtt".
+All RBPM variants keep the default Eq. 3 reading (required = "pairwise").
 
 Seeds: the scenarios have no random loss, so every variant also sets
 run.start_jitter = "100 ms": each seed starts the connection at a different offset in
@@ -76,12 +81,22 @@ TOPOLOGIES = {
 }
 JITTER = {"run.start_jitter": "100 ms"}
 FULLMESH = "fullmesh+minRTT"
+LATER = "RBPM later"
 LITERAL = "RBPM literal"
 ALL_PATHS = "RBPM all_paths"
+RBPM_VARIANTS = (LATER, LITERAL, ALL_PATHS)
+
+
+def _rbpm(reactivation: str, bandwidth: str) -> dict:
+    return {**JITTER, "connections[0].scheduler": "rbpm",
+            "connections[0].scheduler_options": {"reactivation": reactivation, "bandwidth": bandwidth}}
+
+
 VARIANTS = [
     Variant(FULLMESH, dict(JITTER)),
-    Variant(LITERAL, {**JITTER, "connections[0].scheduler": "rbpm", "connections[0].scheduler_options": {"reactivation": "literal"}}),
-    Variant(ALL_PATHS, {**JITTER, "connections[0].scheduler": "rbpm", "connections[0].scheduler_options": {"reactivation": "all_paths"}}),
+    Variant(LATER, _rbpm("later", "delivery_rate")),
+    Variant(LITERAL, _rbpm("literal", "cwnd_srtt")),
+    Variant(ALL_PATHS, _rbpm("all_paths", "cwnd_srtt")),
 ]
 TOL = 0.25
 
@@ -152,11 +167,14 @@ def main() -> None:
            "(one-way delays, 200 KB = 200 000 B, Reno, DropTail 100 packets, opportunistic retransmission and "
            "penalisation off, 100 s, the initial subflow: a 5 Mbit/s path in topology 1, the 1 Mbit/s 100 ms path "
            "in topology 2). Variants: `fullmesh+minRTT` = the file as committed (the kernel's default scheduler); "
-           "`RBPM literal` = `connections[0].scheduler = \"rbpm\"` with `reactivation = \"literal\"` "
-           "(Algorithm 1 as printed, the default); `RBPM all_paths` = `reactivation = \"all_paths\"` "
-           "(restart only when the available buffer exceeds twice what *all* paths need; see "
-           "`crates/mptcplab-core/src/mptcp/scheduler/rbpm.rs` for why two readings exist). Both RBPM variants use the "
-           "default Eq. 3 reading (`required = \"pairwise\"`).", "",
+           "`RBPM later` = `connections[0].scheduler = \"rbpm\"` with its defaults, `reactivation = \"later\"` "
+           "(the reading of Eq. 3 and Fig. 4: B_req from each path's packets out, restart only in a later decision, "
+           "when the window left exceeds twice B_req of all paths) and `bandwidth = \"delivery_rate\"`; "
+           "`RBPM literal` = `reactivation = \"literal\"` (Algorithm 1 as printed, o_i = cwnd) and "
+           "`RBPM all_paths` = `reactivation = \"all_paths\"` (restart only when the available buffer exceeds "
+           "twice what *all* paths need by their cwnds), both with `bandwidth = \"cwnd_srtt\"` as when this page "
+           "was first made; see `crates/mptcplab-core/src/mptcp/scheduler/rbpm.rs` for why three readings exist. "
+           "All RBPM variants use the default Eq. 3 form (`required = \"pairwise\"`).", "",
            f"Seeds 1-{args.seeds}; the scenarios have no random loss, so every variant sets "
            "`run.start_jitter = \"100 ms\"` (the connection starts at a seed-dependent offset in [0, 100 ms)). "
            "The spread across seeds is that phase only. Goodput: application bytes delivered over the "
@@ -209,7 +227,7 @@ def main() -> None:
                    f"{kB(mo)} ± {kB(ho)} B/s ({p['original'] / mo:.2f}× ours).")
         n_ok += ok
         n_all += 1
-        for lab in (LITERAL, ALL_PATHS):
+        for lab in RBPM_VARIANTS:
             rb = vals(topo, lab, lambda r: r["goodput_Bps"])
             mr, hr = mean_ci(rb)
             ok = within(mr, p["rbpm"])
@@ -232,7 +250,7 @@ def main() -> None:
             n_ok += ok + ok2 + ok3 + ok4
             n_all += 4
         if topo == "topology 2":
-            for lab in (LITERAL, ALL_PATHS):
+            for lab in RBPM_VARIANTS:
                 rs = [r for r in rows if r["topology"] == topo and r["variant"] == lab]
                 ok5 = all(r["restarts"] >= 1 for r in rs)
                 out.append(f"- **{topo}, RBPM restarts the stopped paths ({lab}): {'✓' if ok5 else '✗'}** — "

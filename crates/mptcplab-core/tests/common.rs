@@ -29,6 +29,15 @@ pub fn scenario_file(rel: &str) -> Scenario {
     scenario_toml(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
 }
 
+/// Mean and half-width of the 95 % CI (Student t, n − 1 degrees of freedom, n ≤ 10).
+pub fn mean_ci(v: &[f64]) -> (f64, f64) {
+    const T95: [f64; 10] = [f64::NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let sd = (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    (m, T95[v.len() - 1] * sd / n.sqrt())
+}
+
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Simulator {
     Simulator::new(sc.plan().unwrap_or_else(|e| panic!("plan: {e}")), seed, None, &[]).unwrap()
 }

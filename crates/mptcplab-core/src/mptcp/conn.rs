@@ -1268,6 +1268,7 @@ impl Connection {
                     crate::cc::AnyCc::Bbr(b) if rates => b.bw_pps() * t.cfg.mss as f64 * 8.0,
                     _ => 0.0,
                 },
+                delivery_rate_bps: if rates { t.delivery_rate_bytes_per_sec() * 8.0 } else { 0.0 },
                 min_rtt: t.st.min_rtt,
                 cc_mode: if rates { t.cc.mode() } else { "" },
             });

@@ -193,12 +193,23 @@ pub struct SubflowTx {
     delivered_at: SimTime,
     first_tx_at: SimTime,
     app_limited: u64,
+    /// The delivery rate the subflow last recorded (Linux `tp->rate_delivered`,
+    /// `tp->rate_interval_us`, `tp->rate_app_limited`): packets over an interval, or
+    /// None before the first valid sample.
+    rate_delivered: Option<(u64, SimTime, bool)>,
     /// Packets ever marked lost (Linux `tp->lost`).
     pub lost_total: u64,
     pub stats: TxStats,
 }
 
 impl SubflowTx {
+    /// The last recorded delivery rate in bytes of payload per second (Linux
+    /// `tcp_compute_delivery_rate`: `rate_delivered · mss / rate_interval`), 0 before the
+    /// first valid sample.
+    pub fn delivery_rate_bytes_per_sec(&self) -> f64 {
+        self.rate_delivered.map_or(0.0, |(d, iv, _)| d as f64 * self.cfg.mss as f64 / iv.secs_f64())
+    }
+
     pub fn new(cfg: TcpConfig, iss: u32, cc: AnyCc, now: SimTime) -> Self {
         let mut s = SubflowTx {
             cfg,
@@ -237,6 +248,7 @@ impl SubflowTx {
             delivered_at: now,
             first_tx_at: now,
             app_limited: 0,
+            rate_delivered: None,
             lost_total: 0,
             stats: TxStats::default(),
         };
@@ -633,6 +645,17 @@ impl SubflowTx {
             let iv = send_elapsed.max(ack_elapsed);
             // Shorter than min_rtt: ACK compression made it too optimistic (Linux).
             rs.interval = if iv < self.st.min_rtt { None } else { Some(iv) };
+            // Linux 4.9+ tcp_rate_gen: keep the sample unless it is app-limited and below
+            // the one kept (what `tcpi_delivery_rate` reports).
+            if let Some(iv) = rs.interval.filter(|&iv| iv > SimTime::ZERO) {
+                let keep = match self.rate_delivered {
+                    None => true,
+                    Some((d, i, _)) => !rs.is_app_limited || rs.delivered as u128 * i.ns() as u128 >= d as u128 * iv.ns() as u128,
+                };
+                if keep {
+                    self.rate_delivered = Some((rs.delivered, iv, rs.is_app_limited));
+                }
+            }
         }
         // 7. cwnd: the controller's own control, else reduction during recovery, else
         // the controller's growth (Linux tcp_cong_control).
@@ -1013,6 +1036,7 @@ mod tests {
         // The RTT of the most recent packet (sent at 8 ms) is 2 ms: the sample's rtt.
         assert_eq!(a.rs.rtt, Some(SimTime::from_ms(10) - SimTime::from_us(8000)));
         assert!(!a.rs.is_app_limited);
+        assert!((t.delivery_rate_bytes_per_sec() - 1e6).abs() < 1e-3, "{}", t.delivery_rate_bytes_per_sec());
         // Nothing more to send: the next packet's sample is app-limited until the mark
         // (delivered + in flight) has been delivered.
         t.check_app_limited();
@@ -1021,5 +1045,7 @@ mod tests {
         let b = log.lock().unwrap()[1];
         assert!(b.rs.is_app_limited);
         assert_eq!(b.rs.delivered, 1);
+        // An app-limited sample below the kept rate does not replace it (tcp_rate_gen).
+        assert!((t.delivery_rate_bytes_per_sec() - 1e6).abs() < 1e-3, "{}", t.delivery_rate_bytes_per_sec());
     }
 }

@@ -265,6 +265,39 @@ mod tests {
     }
 
     #[test]
+    fn blest_sends_on_the_slow_subflow_exactly_when_the_fast_volume_fits_the_window_left() {
+        // Fast subflow 0 (20 ms, cwnd full) and slow subflow 1 (60 ms, 3 packets out of
+        // 1448 B): minRTT picks the slow one. Linger time 60 ms (min = max srtt), so the
+        // fast volume is 105 600 B (the vector above); the slow side holds this 1000 B
+        // segment and its 3·1448 B out. `blest_get_available_subflow`: wait iff
+        // fast_bytes > snd_wnd − slow_bytes.
+        let f = SubflowView { ssthresh: 20, mss: 1000, ..sub(20, 10, 10) };
+        let s = SubflowView { ssthresh: 20, ..sub(60, 10, 3) };
+        let subs = [f, s];
+        let fast_bytes = 105_600u64;
+        let slow_bytes = 1000 + 3 * 1448;
+        let decide = |snd_wnd: u64| {
+            let mut b = blest();
+            b.min_srtt_us = vec![20_000 * 8, 60_000 * 8];
+            b.max_srtt_us = vec![20_000 * 8, 60_000 * 8];
+            let mut out = vec![];
+            b.schedule(&view(&subs, &[0, 1], MetaView { snd_wnd, ..new_data(0, 1000) }), &mut out);
+            assert_eq!(b.estimate_bytes(&view(&subs, &[0, 1], new_data(0, 1000)), 0, 60_000 * 8) as u64, fast_bytes);
+            out
+        };
+        // The window left equals the fast volume: it fits, send on the slow subflow.
+        assert_eq!(decide(fast_bytes + slow_bytes), vec![Action::Send { sub: 1, seg: Segment::New }]);
+        // One byte less: it does not, wait for the fast subflow.
+        assert_eq!(decide(fast_bytes + slow_bytes - 1), vec![Action::Wait]);
+        // With room on the fast subflow BLEST takes it, whatever the window.
+        let subs_room = [SubflowView { in_flight: 5, ..f }, s];
+        let mut b = blest();
+        let mut out = vec![];
+        b.schedule(&view(&subs_room, &[0, 1], MetaView { snd_wnd: 1000, ..new_data(0, 1000) }), &mut out);
+        assert_eq!(out, vec![Action::Send { sub: 0, seg: Segment::New }]);
+    }
+
+    #[test]
     fn the_linger_time_interpolates_between_the_srtt_extremes() {
         let mut b = blest();
         let s = SubflowView { ssthresh: 20, ..sub(50, 10, 4) };

@@ -89,6 +89,9 @@ pub struct SubflowView {
     /// BBR's bottleneck-bandwidth estimate in bit/s (payload of `bw_pps` packets of one
     /// MSS), 0 for other congestion controls.
     pub bw_bps: f64,
+    /// The subflow's last recorded delivery rate in bit/s of payload (Linux 4.9+
+    /// `tcp_rate_gen` / `tcpi_delivery_rate`), 0 before the first sample.
+    pub delivery_rate_bps: f64,
     /// Minimum RTT seen on the subflow (0 before the first sample).
     pub min_rtt: SimTime,
     /// The congestion control's mode (`CongestionControl::mode`: "probe_bw" etc. for
@@ -116,6 +119,7 @@ impl Default for SubflowView {
             outstanding_bytes: 0,
             pacing_rate_bps: 0.0,
             bw_bps: 0.0,
+            delivery_rate_bps: 0.0,
             min_rtt: SimTime::ZERO,
             cc_mode: "",
         }
@@ -266,7 +270,7 @@ pub trait Scheduler {
     /// Schedulers without a status of their own keep the default (none).
     fn drain_status_notes(&mut self, _out: &mut Vec<StatusNote>) {}
     /// Whether the scheduler reads the congestion controller's rates and mode
-    /// (`SubflowView::{pacing_rate_bps, bw_bps, cc_mode}`); the connection fills them only
+    /// (`SubflowView::{pacing_rate_bps, bw_bps, delivery_rate_bps, cc_mode}`); the connection fills them only
     /// then, since computing them costs time on every decision.
     fn needs_rates(&self) -> bool { false }
     /// Whether the scheduler hands data to subflows whose cwnd is full (`Action::Push`
@@ -566,10 +570,21 @@ pub const REGISTRY: &[SchedInfo] = &[
     },
     SchedInfo {
         name: "rbpm",
-        description: "RBPM (seed 001 Algorithm 1), a scheduler-side path filter: sends on the best-scored path, stops the worst paths while the estimated out-of-order buffer exceeds what the receive window leaves, restarts them when it is over twice that",
+        description: "RBPM (seed 001 Algorithm 1), a scheduler-side path filter: sends on the best-scored path, stops the worst paths while the estimated out-of-order buffer exceeds what the receive window leaves, restarts them in a later decision when the window left is over twice that",
         options: &[
             OptionSpec { name: "required", kind: OptKind::Choice(&["pairwise", "slowest"]), default: "pairwise", description: "Eq. 3 as every faster/slower pair of active paths (reference reconstruction) or each active path against the slowest" },
-            OptionSpec { name: "reactivation", kind: OptKind::Choice(&["literal", "all_paths"]), default: "literal", description: "when stopped paths restart: Algorithm 1 as written (available > 2·B_req of the current active set, also right after stopping; paths flap per packet) or when available > 2·B_req of all paths (a hysteresis)" },
+            OptionSpec {
+                name: "reactivation",
+                kind: OptKind::Choice(&["later", "literal", "all_paths"]),
+                default: "later",
+                description: "when stopped paths restart, and what Eq. 3's o_i is: later = Eq. 3 with each path's packets out (a drained stopped path counts 0), restart when available > 2·B_req of the active and undrained stopped paths, only in a decision that stopped none (seed 001 Fig. 4's account); literal = Algorithm 1 as printed with o_i = cwnd (available > 2·B_req of the reduced set, also right after stopping: paths flap); all_paths = o_i = cwnd, available > 2·B_req of all paths, never in a decision that stopped one",
+            },
+            OptionSpec {
+                name: "bandwidth",
+                kind: OptKind::Choice(&["delivery_rate", "cwnd_srtt"]),
+                default: "delivery_rate",
+                description: "BW_i of Eq. 5 (the seed's \"available bandwidth of path i\"): the subflow's delivery-rate estimate (Linux tcp_rate_gen), or cwnd x MSS / SRTT, the rate the window allows (it rewards a subflow whose cwnd has grown into a deep queue)",
+            },
         ],
     },
     SchedInfo {
@@ -596,8 +611,14 @@ pub fn make(name: &str, params: &crate::options::Params, conn: MinRttOptions) ->
     Ok(match name {
         "minrtt" => AnyScheduler::MinRtt(MinRtt::new(conn)),
         "rbpm" => {
-                        let form = if o.choice("required") == "slowest" { rbpm::Required::Slowest } else { rbpm::Required::Pairwise };
-            AnyScheduler::Rbpm(rbpm::Rbpm::new(form, o.choice("reactivation") == "literal"))
+            let form = if o.choice("required") == "slowest" { rbpm::Required::Slowest } else { rbpm::Required::Pairwise };
+            let reactivation = match o.choice("reactivation").as_str() {
+                "literal" => rbpm::Reactivation::Literal,
+                "all_paths" => rbpm::Reactivation::AllPaths,
+                _ => rbpm::Reactivation::Later,
+            };
+            let bandwidth = if o.choice("bandwidth") == "cwnd_srtt" { rbpm::Bandwidth::CwndSrtt } else { rbpm::Bandwidth::DeliveryRate };
+            AnyScheduler::Rbpm(rbpm::Rbpm::new(form, reactivation, bandwidth))
         }
         "roundrobin" => AnyScheduler::RoundRobin(RoundRobin::new(o.int("num_segments") as u32, o.bool("cwnd_limited"))),
         "redundant" => AnyScheduler::Redundant(Redundant::new(if o.choice("kernel") == "v0.94" { RedundantKernel::V094 } else { RedundantKernel::V095 })),
