@@ -48,13 +48,14 @@ class Blocking:
         ev = result.subflow_events
         stops = ev[(ev["reason"] == "rbpm") & (ev["to"] == "inactive")] if len(ev) else ev
         ts = result.timeseries.subflows
-        fast = ts[ts.path.isin(self.fast)].groupby("time_s").throughput_mbps.sum()
+        # "send" (C3): bytes transmitted per sample, not acknowledged
+        fast = ts[ts.path.isin(self.fast)].groupby("time_s").sent_mbps.sum()
         conn = result.timeseries.connections.set_index("time_s").ooo_bytes
         fast = fast[fast.index > 1.0]
         cap = 5.0 * len(self.fast) if len(self.fast) > 1 else 8.0
         stall = fast[fast < 0.1 * cap]
         ooo_in_stall = conn.reindex(stall.index).fillna(0)
-        series = {str(p): [[float(t), float(y)] for t, y in zip(g.time_s, g.throughput_mbps) if t <= self.until]
+        series = {str(p): [[float(t), float(y)] for t, y in zip(g.time_s, g.sent_mbps) if t <= self.until]
                   for p, g in ts.groupby("path", sort=True)}
         return {
             "goodput_Bps": float(s["goodput_mbps"]) * 1e6 / 8,
