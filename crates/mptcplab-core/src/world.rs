@@ -128,7 +128,10 @@ impl Simulator {
                 let mut r = Rng::stream(seed, &format!("conn/{}/start", c.cfg.name));
                 cfg.start += SimTime(r.below(plan.start_jitter.ns()));
             }
-            let conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            let mut conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            if plan.join_jitter > SimTime::ZERO {
+                conn.set_join_jitter(plan.join_jitter, Rng::stream(seed, &format!("conn/{}/join", c.cfg.name)));
+            }
             conns.push(conn);
             conn_paths.push(c.paths.clone());
         }
