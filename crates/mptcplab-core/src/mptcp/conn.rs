@@ -305,6 +305,20 @@ pub struct Connection {
     join_jitter: Option<(SimTime, Rng)>,
 }
 
+/// A timer event at `now`: forget it as scheduled (`poll_timers` may ask again), and take
+/// `deadline` when it is due (true).
+#[inline]
+fn take_due(event_at: &mut Option<SimTime>, deadline: &mut Option<SimTime>, now: SimTime) -> bool {
+    if *event_at == Some(now) {
+        *event_at = None;
+    }
+    if deadline.is_some_and(|d| d <= now) {
+        *deadline = None;
+        return true;
+    }
+    false
+}
+
 /// One data segment at its DATA_ACK (seed 002 Sec. IV, sample k; docs/streaming.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DelaySample {
@@ -935,11 +949,7 @@ impl Connection {
             }
             TimerKind::Pace => {
                 let s = &mut self.subflows[i];
-                if s.pace_event_at == Some(now) {
-                    s.pace_event_at = None;
-                }
-                if s.pace_deadline.is_some_and(|d| d <= now) {
-                    s.pace_deadline = None;
+                if take_due(&mut s.pace_event_at, &mut s.pace_deadline, now) {
                     self.push(now, out);
                 }
             }
@@ -954,22 +964,12 @@ impl Connection {
             }
             TimerKind::Join => {
                 let s = &mut self.subflows[i];
-                if s.join_event_at == Some(now) {
-                    s.join_event_at = None;
-                }
-                if s.join_at.is_some_and(|d| d <= now) {
-                    s.join_at = None;
-                    if s.state == SubState::Idle {
-                        self.send_syn(now, i, out);
-                    }
+                if take_due(&mut s.join_event_at, &mut s.join_at, now) && s.state == SubState::Idle {
+                    self.send_syn(now, i, out);
                 }
             }
             TimerKind::MetaRtx => {
-                if self.up.rtx_event_at == Some(now) {
-                    self.up.rtx_event_at = None;
-                }
-                if self.up.rtx_deadline.is_some_and(|d| d <= now) {
-                    self.up.rtx_deadline = None;
+                if take_due(&mut self.up.rtx_event_at, &mut self.up.rtx_deadline, now) {
                     self.meta_retrans(now, out);
                     self.push(now, out);
                 }
