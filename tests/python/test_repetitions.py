@@ -73,3 +73,10 @@ def test_fmt_runs_keeps_the_interval_when_runs_differ_and_ignores_nan():
     assert fmt_runs([1.0, 2.0, 3.0]) == "2.00 ± 2.48"
     assert fmt_runs([4.0, math.nan, 4.0], 1, "ms") == "4.0 ms (n = 1: the same in all 2 runs)"
     assert fmt_runs([7.0]) == "7.00"
+
+
+def test_a_ratio_of_two_replayed_runs_says_n_1_and_keeps_its_interval_otherwise():
+    from mptcplab.reproduce.checks import ratio_text
+
+    assert ratio_text([600.8] * 5, [668.6] * 5) == "0.90 (n = 1)"
+    assert ratio_text([1.0, 1.2, 1.1], [2.0, 2.0, 2.0]).startswith("0.55 ± ")

@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..stats import diff_ci, fmt_runs, same_in_all_runs
+from ..stats import diff_ci, fmt_runs, mean_ci, same_in_all_runs
 from .model import Figure
 
 
@@ -40,6 +40,15 @@ def ratio_ci(num: tuple[float, float], den: tuple[float, float]) -> tuple[float,
     if m1 == 0:
         return r, float("nan")
     return r, abs(r) * math.sqrt((h1 / m1) ** 2 + (h0 / m0) ** 2)
+
+
+def ratio_text(num: Sequence[float], den: Sequence[float], digits: int = 2) -> str:
+    """mean(num) / mean(den) with its delta-method 95 % half-width, or 'n = 1' when both
+    sides are one run replayed by every seed."""
+    r, h = ratio_ci(mean_ci(num), mean_ci(den))
+    if same_in_all_runs(num) and same_in_all_runs(den):
+        return f"{r:.{digits}f} (n = 1)"
+    return f"{r:.{digits}f} ± {h:.{digits}f}"
 
 
 def bar(title: str, categories: list[str], series: dict[str, list[list[float]]], ylabel: str,

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..stats import mean_ci
 from . import Context
-from .checks import bar, ci_text, diff_ci, ratio_ci
+from .checks import bar, ci_text, diff_ci, ratio_ci, ratio_text
 from .model import Claim, Figure, Reproduction, Table
 from .runner import Variant, run_variants, scenario_path, values
 
@@ -87,11 +87,11 @@ def run(ctx: Context) -> Reproduction:
         parts = []
         ok = False
         for label in (LITERAL, ALL_PATHS):
-            r, h = ratio_ci(mean_ci(g[label]), mean_ci(g[FULLMESH]))
+            r, _ = ratio_ci(mean_ci(g[label]), mean_ci(g[FULLMESH]))
             d, dh = diff_ci(g[label], g[FULLMESH])
             this = abs(r - paper_ratio) <= 0.25 * paper_ratio and d - dh > 0
             ok = ok or (this and label == LITERAL)
-            parts.append(f"{label} / fullmesh = {r:.2f} ± {h:.2f}")
+            parts.append(f"{label} / fullmesh = {ratio_text(g[label], g[FULLMESH])}")
         claims.append(Claim(
             f"C{i + 1}", f"{topo.capitalize()}: RBPM multiplies plain MPTCP's goodput by about {paper_ratio:g}",
             f"Fig. {3 if i == 0 else 5}: original {p_orig:,.0f} B/s, RBPM {p_rbpm:,.0f} B/s "
@@ -120,10 +120,9 @@ def run(ctx: Context) -> Reproduction:
         "C3", "Topology 1: plain MPTCP's per-subflow series show buffer blocking: the fast subflows stall while "
               "the out-of-order queue fills the receive buffer; RBPM stalls less",
         "Figs. 2–3: the 5 Mbit/s subflows of original MPTCP repeatedly drop to zero throughput",
-        f"fast subflows stalled in {100 * mean_ci(share[FULLMESH])[0]:.1f} ± {100 * mean_ci(share[FULLMESH])[1]:.1f} % "
-        f"of fullmesh's samples, with {mean_ci(ooo)[0] / 1e3:.1f} ± {mean_ci(ooo)[1] / 1e3:.1f} kB out of order "
-        f"during stalls; RBPM literal stalled in {100 * mean_ci(share[LITERAL])[0]:.1f} ± "
-        f"{100 * mean_ci(share[LITERAL])[1]:.1f} %", ok3,
+        f"fast subflows stalled in {ci_text([100 * x for x in share[FULLMESH]], 1)} % "
+        f"of fullmesh's samples, with {ci_text([x / 1e3 for x in ooo], 1)} kB out of order "
+        f"during stalls; RBPM literal stalled in {ci_text([100 * x for x in share[LITERAL]], 1)} %", ok3,
         "stall = the three 5 Mbit/s subflows together send < 10 % of 15 Mbit/s in a 100 ms sample"))
     first = [r for r in rows if r["variant"] == FULLMESH][0]
     figs.append(Figure("Topology 1, fullmesh (seed 1): per-subflow throughput, first 20 s", "timeseries",
