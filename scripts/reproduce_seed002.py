@@ -60,7 +60,7 @@ EXTRA = [
     ("Queue drops path 1 / path 2 [seg/s]", (f"queue_drop_rate_segs_per_s[{P1}]", f"queue_drop_rate_segs_per_s[{P2}]"), 1),
     ("Drop fraction path 1 / path 2 [%]", (f"drop_fraction[{P1}]", f"drop_fraction[{P2}]"), "pct"),
     ("Retransmissions path 1 / path 2 [seg/s]", (f"retrans_rate_segs_per_s[{P1}]", f"retrans_rate_segs_per_s[{P2}]"), 1),
-    ("Sent on path 1 / path 2 [Mbit/s]", (f"throughput_mbps[{P1}]", f"throughput_mbps[{P2}]"), 2),
+    ("Acknowledged on path 1 / path 2 [Mbit/s]", (f"throughput_mbps[{P1}]", f"throughput_mbps[{P2}]"), 2),
     ("Utilisation (goodput / 14 Mbit/s) [%]", "utilisation", "pct"),
     ("Frames DATA_ACKed (of ~300)", "frames_acked", 0),
     ("Frame lateness to DATA_ACK, av [ms]", "frame_ack_av_ms", 0),

@@ -84,7 +84,8 @@ def _interval_series(result: Result, flow: str) -> tuple[pd.Series, pd.Series]:
     times = conn["time_s"].to_numpy()
     sub = result.timeseries.subflows
     sub = sub[sub["flow"] == flow]
-    thr = sub.groupby("time_s")["throughput_mbps"].sum().reindex(times, fill_value=0.0)
+    # §6.1 "throughput" = bytes transmitted: the series' sent_mbps (throughput_mbps counts acked bytes)
+    thr = sub.groupby("time_s")["sent_mbps"].sum().reindex(times, fill_value=0.0)
     return thr, conn.set_index("time_s")["goodput_mbps"]
 
 

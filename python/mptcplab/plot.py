@@ -459,7 +459,7 @@ def run_figures(result: ResultLike, kinds: Sequence[str] = (*RUN_KINDS, "scatter
     for kind in kinds:
         if kind == "throughput":
             series = _subflow_series(subs, "throughput_mbps") + _flow_series(conns, "goodput_mbps", "goodput")
-            specs.append(FigureSpec("Throughput per subflow and goodput per flow", "timeseries",
+            specs.append(FigureSpec("Throughput (bytes acknowledged) per subflow and goodput per flow", "timeseries",
                                     {"series": series}, "time (s)", "Mbit/s"))
         elif kind == "cwnd":
             specs.append(FigureSpec("Congestion window per subflow", "timeseries",

@@ -29,7 +29,7 @@ from .errors import ScenarioError
 from .reproduce.model import FILE_NAME as REPRODUCTION_FILE
 from .reproduce.model import Claim, Reproduction, Table
 from .reproduce.model import Figure as FigureSpec
-from .stats import fmt_ci, mean_ci
+from .stats import fmt_runs, mean_ci
 
 if TYPE_CHECKING:
     from .result import Result
@@ -301,11 +301,12 @@ class Sweep:
                                                                    "ooo_max_kb")]
                 rows.append([*(str(v) for v in c), f, len(good), *cells])
         return [Table("Per parameter combination and flow", cols, rows,
-                      "mean ± half-width of the 95 % confidence interval (Student t) over the runs (seeds)")]
+                      "mean ± half-width of the 95 % confidence interval (Student t) over the runs (seeds); "
+                      "n = 1 where every run gave the same value (no loss or jitter to vary the seeds)")]
 
 
 def _ci_text(values: list[float]) -> str:
-    return fmt_ci(mean_ci(values)) if values else "–"
+    return fmt_runs(values) if values else "–"
 
 
 def _metric(rec: Mapping[str, Any], metric: str, flow: str) -> float | None:

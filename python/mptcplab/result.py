@@ -20,7 +20,10 @@ __all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES"]
 
 TIMESERIES_TABLES = ("subflows", "connections", "links")
 TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events", "delay_samples", "frames")
-FORMAT_VERSION = 1  # layout of a saved result directory
+# Layout of a saved result directory. 2: the subflow series' throughput_mbps counts bytes
+# acknowledged at the subflow level on both backends, and sent_mbps the bytes transmitted
+# (format 1's simulator results had the transmitted rate under throughput_mbps).
+FORMAT_VERSION = 2
 
 
 def _frame(columns: Any) -> pd.DataFrame:
@@ -49,7 +52,10 @@ def _plain_meta(meta: Any) -> dict[str, Any]:
 
 class Timeseries:
     """The sampled time series of a run: `.subflows`, `.connections`, `.links`
-    (DataFrames, built on first access)."""
+    (DataFrames, built on first access). In `.subflows`, throughput_mbps is the bytes
+    acknowledged at the subflow level per sample interval (the kernel backend's
+    Δ tcpi_bytes_acked) and sent_mbps the bytes transmitted, retransmissions included
+    (reference metrics.md §6.1's "throughput"), on both backends."""
 
     __slots__ = ("_result",)
 
@@ -150,7 +156,8 @@ class Result:
     @property
     def subflow_summary(self) -> pd.DataFrame:
         """One row per subflow: conn, subflow, path, bytes_sent, bytes_retrans,
-        bytes_acked, mean_srtt_ms, throughput_mbps, rto_count, recoveries and the
+        bytes_acked, mean_srtt_ms, throughput_mbps (bytes acknowledged at the subflow
+        level over the subflow's active time, on both backends), rto_count, recoveries and the
         scheduler's counters: sched_new_segs (new data sent on it), sched_reinjected_segs
         (from the reinjection queue), sched_copied_segs (copies of data sent elsewhere:
         redundant copies, opportunistic retransmissions) and sched_penalised (times its
@@ -209,7 +216,7 @@ class Result:
         max_ms and zeta_measured_av/max_ms (measured directly); per path `[name]`:
         srtt_av/max_ms (τ_i over the samples), drop_rate_segs_per_s (network drops,
         Table 1's d_i), queue_drop_rate_segs_per_s, drop_fraction, retrans_rate_segs_
-        per_s, retrans_fraction, throughput_mbps; drop_fraction and retrans_fraction of
+        per_s, retrans_fraction, throughput_mbps (bytes acknowledged); drop_fraction and retrans_fraction of
         the flow; capacity_mbps and utilisation (goodput / Σ bottleneck rates); frames,
         frames_acked and frame_{wait,send,ack,delivery}_{av,max}_ms for a stream;
         jain_index over every flow's goodput when there are several. Average over runs
@@ -279,13 +286,40 @@ class Result:
         if not meta_path.is_file():
             raise ScenarioError("<file>", f"'{src}' is not a saved result (no meta.json)")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta.pop("format_version", None)
+        version = int(meta.pop("format_version", 1))
         frames = {}
         for name in TABLES:
             path = src / f"{name}.parquet"
             frames[name] = pq.read_table(path).to_pandas() if path.is_file() else _frame({})
+        if version < 2:
+            frames["subflows"] = _subflow_rates_v2(frames["subflows"], frames["links"], meta.get("backend"))
         scenario = Scenario.from_toml(src / "scenario.toml")
         return cls(meta, scenario, frames=frames)
+
+
+def _subflow_rates_v2(sub: pd.DataFrame, links: pd.DataFrame, backend: Any) -> pd.DataFrame:
+    """A format-1 subflow series in format 2's meaning: throughput_mbps = Δ bytes_acked / Δt
+    and sent_mbps = Δ bytes_sent / Δt per sample, Δt from the run's sample grid (the link
+    series, sampled at every sample). A format-1 simulator series held the sent rate under
+    throughput_mbps: it becomes sent_mbps as saved; a kernel series already had the acked
+    rate there."""
+    if sub.empty or "sent_mbps" in sub.columns or not {"bytes_sent", "bytes_acked", "time_s"} <= set(sub.columns):
+        return sub
+    grid = sorted(set(links["time_s"]) if "time_s" in links.columns and len(links) else set(sub["time_s"]))
+    before = dict(zip(grid, [0.0, *grid[:-1]]))
+    dt = sub["time_s"].map(lambda t: t - before.get(t, t)).clip(lower=1e-12)
+
+    def rate(col: str) -> Any:
+        step = sub.groupby(["flow", "subflow"], sort=False)[col].diff().fillna(sub[col])
+        return step.astype(float) * 8 / dt / 1e6
+
+    out = sub.copy()
+    if backend == "kernel":
+        out["sent_mbps"] = rate("bytes_sent")
+    else:
+        out["sent_mbps"] = sub["throughput_mbps"] if "throughput_mbps" in sub.columns else rate("bytes_sent")
+        out["throughput_mbps"] = rate("bytes_acked")
+    return out
 
 
 def _json_default(value: Any) -> Any:

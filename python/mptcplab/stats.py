@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["t_cdf", "t_quantile", "mean_ci", "over_runs", "t95", "diff_ci", "paired_ci", "spread", "fmt_ci"]
+__all__ = ["t_cdf", "t_quantile", "mean_ci", "over_runs", "t95", "diff_ci", "paired_ci", "spread", "fmt_ci",
+           "same_in_all_runs", "fmt_runs"]
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -125,13 +126,35 @@ def mean_ci(values: Iterable[float], confidence: float = 0.95) -> tuple[float, f
     return m, t_quantile(0.5 + confidence / 2.0, n - 1) * sd / math.sqrt(n)
 
 
+def same_in_all_runs(values: Iterable[float]) -> bool:
+    """True when two or more runs gave exactly the same value. A scenario without random
+    loss, start or join jitter (`run.start_jitter`, `run.join_jitter`) replays one run for
+    every seed: its "5 seeds, 95 % CI ± 0" is one run printed five times, so n = 1 and
+    there is no interval to state."""
+    v = [float(x) for x in values]
+    v = [x for x in v if not math.isnan(x)]
+    return len(v) >= 2 and all(x == v[0] for x in v)
+
+
+def fmt_runs(values: Sequence[float], digits: int = 2, unit: str = "") -> str:
+    """The mean over runs and its 95 % CI ('12.34 ± 0.56 unit'); when every run gave the
+    same value, that value with 'n = 1' instead of a CI over copies
+    ('12.34 unit (n = 1: the same in all 5 runs)')."""
+    if same_in_all_runs(values):
+        v = [float(x) for x in values if not math.isnan(float(x))]
+        tail = f" {unit}" if unit else ""
+        return f"{v[0]:.{digits}f}{tail} (n = 1: the same in all {len(v)} runs)"
+    return fmt_ci(mean_ci(values), digits, unit)
+
+
 def over_runs(runs: Sequence[Any], flow: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """Average every per-run metric over runs, with its confidence interval.
 
     `runs` holds `Result`s (their `.metrics(flow)` is used) or plain metric dicts. Returns
     a DataFrame indexed by metric with columns `mean`, `ci` (half-width), `n` (runs that
     have the metric) and `lo`, `hi`: e.g. seed 002's υ_av = mean over runs of υ_av^r
-    (Eq. 5) with its 95 % CI."""
+    (Eq. 5) with its 95 % CI. A metric that is the same in every run (`same_in_all_runs`)
+    has n = 1 and no CI (NaN)."""
     import pandas as pd
 
     per_run: list[Mapping[str, float]] = [r if isinstance(r, Mapping) else r.metrics(flow) for r in runs]
@@ -144,8 +167,10 @@ def over_runs(runs: Sequence[Any], flow: str | None = None, confidence: float = 
     for k in keys:
         vals = [float(m[k]) for m in per_run if k in m and _is_number(m[k])]
         mean, ci = mean_ci(vals, confidence)
-        rows.append({"metric": k, "mean": mean, "ci": ci, "n": sum(not math.isnan(x) for x in vals),
-                     "lo": mean - ci, "hi": mean + ci})
+        n = sum(not math.isnan(x) for x in vals)
+        if same_in_all_runs(vals):
+            n, ci = 1, math.nan
+        rows.append({"metric": k, "mean": mean, "ci": ci, "n": n, "lo": mean - ci, "hi": mean + ci})
     return pd.DataFrame(rows, columns=["metric", "mean", "ci", "n", "lo", "hi"]).set_index("metric")
 
 

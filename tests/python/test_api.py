@@ -20,7 +20,7 @@ EXPECTED_COLUMNS = {
     "subflow_summary": {"flow", "subflow", "path", "bytes_sent", "bytes_retrans", "bytes_acked",
                         "mean_srtt_ms", "throughput_mbps"},
     "subflows": {"time_s", "flow", "subflow", "path", "cwnd_pkts", "ssthresh_pkts", "srtt_ms",
-                 "inflight_bytes", "bytes_sent", "bytes_acked", "bytes_retrans", "throughput_mbps"},
+                 "inflight_bytes", "bytes_sent", "bytes_acked", "bytes_retrans", "throughput_mbps", "sent_mbps"},
     "connections": {"time_s", "flow", "goodput_mbps", "bytes_delivered", "ooo_bytes", "rcvbuf_bytes",
                     "sndbuf_bytes"},
     "links": {"time_s", "link", "direction", "queue_pkts", "queue_bytes", "sent_pkts", "delivered_pkts",

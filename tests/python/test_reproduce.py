@@ -93,3 +93,30 @@ def test_a_forced_profile_reaches_every_run_and_the_metadata():
     with pytest.raises(ScenarioError) as err:
         reproduce("rbpm", quick=True, profile="bsd")
     assert err.value.field == "profile"
+
+
+def _fig11(arp_gp: float) -> tuple[bool, str]:
+    from mptcplab.reproduce.coupled_bbr import fig11_verdict
+
+    # AR&P's out-of-order queue is 60 % below minRTT's and 88 % below round-robin's
+    # (about the committed run's 54.9, 142.2 and 454.4 pkts): that half holds.
+    ooo = {"arp": [54.0, 55.0, 56.0], "minrtt": [141.0, 142.0, 143.0], "roundrobin": [450.0, 454.0, 458.0]}
+    gp = {"arp": [arp_gp - 0.05, arp_gp, arp_gp + 0.05], "minrtt": [20.40, 20.45, 20.50],
+          "roundrobin": [20.1, 20.2, 20.3]}
+    return fig11_verdict(ooo, gp)
+
+
+def test_coupled_bbr_c4_fails_when_arp_loses_more_than_five_percent_of_minrtt_goodput():
+    # The committed run's goodputs: AR&P 13.66 against minRTT 20.45 Mbit/s (66.8 %).
+    ok, text = _fig11(13.66)
+    assert not ok
+    assert "ratio 66.8" in text and "(fails: ≥ 95 % needed)" in text and "(holds)" in text
+    ok, _ = _fig11(0.94 * 20.45)
+    assert not ok
+
+
+def test_coupled_bbr_c4_holds_when_both_the_queue_and_the_goodput_halves_hold():
+    ok, text = _fig11(0.96 * 20.45)
+    assert ok and text.count("holds") == 2
+    ok, _ = _fig11(21.0)
+    assert ok

@@ -88,7 +88,8 @@ pub struct Simulator {
     traced: Vec<bool>,
     sample_interval: SimTime,
     last_sample: SimTime,
-    prev_sub: Vec<Vec<u64>>,
+    /// Per subflow at the last sample: (bytes_sent, bytes_acked), for the interval rates.
+    prev_sub: Vec<Vec<(u64, u64)>>,
     prev_read: Vec<u64>,
     read_tick: SimTime,
 }
@@ -127,7 +128,10 @@ impl Simulator {
                 let mut r = Rng::stream(seed, &format!("conn/{}/start", c.cfg.name));
                 cfg.start += SimTime(r.below(plan.start_jitter.ns()));
             }
-            let conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            let mut conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            if plan.join_jitter > SimTime::ZERO {
+                conn.set_join_jitter(plan.join_jitter, Rng::stream(seed, &format!("conn/{}/join", c.cfg.name)));
+            }
             conns.push(conn);
             conn_paths.push(c.paths.clone());
         }
@@ -146,7 +150,7 @@ impl Simulator {
             events: EventQueue::new(),
             links,
             routes,
-            prev_sub: conns.iter().map(|c| vec![0; c.subflows.len()]).collect(),
+            prev_sub: conns.iter().map(|c| vec![(0, 0); c.subflows.len()]).collect(),
             prev_read: vec![0; conns.len()],
             conns,
             conn_paths,
@@ -433,7 +437,7 @@ impl Simulator {
         let m = &mut self.metrics;
         for (ci, c) in self.conns.iter().enumerate() {
             // Path managers may open subflows during the run.
-            self.prev_sub[ci].resize(c.subflows.len(), 0);
+            self.prev_sub[ci].resize(c.subflows.len(), (0, 0));
             for (si, s) in c.subflows.iter().enumerate() {
                 if s.state == SubState::Idle {
                     continue;
@@ -451,9 +455,16 @@ impl Simulator {
                 ss.bytes_sent.push(x.stats.bytes_sent);
                 ss.bytes_acked.push(x.stats.bytes_acked);
                 ss.bytes_retrans.push(x.stats.bytes_retrans);
-                let prev = &mut self.prev_sub[ci][si];
-                ss.throughput_mbps.push((x.stats.bytes_sent - *prev) as f64 * 8.0 / dt / 1e6);
-                *prev = x.stats.bytes_sent;
+                // Throughput = bytes newly acknowledged at the subflow level (snd_una
+                // advancing) per interval: what the kernel backend measures with
+                // tcpi_bytes_acked (include/uapi/linux/tcp.h, RFC 4898
+                // tcpEStatsAppHCThruOctetsAcked), reference metrics.md §6.1 "delivered
+                // throughput". sent_mbps keeps §6.1's "transmitted" rate (tcpi_bytes_sent).
+                let (prev_sent, prev_acked) = &mut self.prev_sub[ci][si];
+                ss.throughput_mbps.push((x.stats.bytes_acked - *prev_acked) as f64 * 8.0 / dt / 1e6);
+                ss.sent_mbps.push((x.stats.bytes_sent - *prev_sent) as f64 * 8.0 / dt / 1e6);
+                *prev_sent = x.stats.bytes_sent;
+                *prev_acked = x.stats.bytes_acked;
             }
             if !c.started {
                 continue;

@@ -32,6 +32,37 @@ fn redundant_on_two_paths_sends_about_20_mb_for_a_10_mb_transfer_and_delivers_ex
 }
 
 #[test]
+fn subflow_series_throughput_counts_bytes_acked_and_sent_mbps_counts_bytes_sent() {
+    // One meaning of per-subflow throughput on both backends: bytes newly acknowledged
+    // at the subflow level per interval (the kernel's Δ tcpi_bytes_acked); sent_mbps is
+    // §6.1's transmitted rate. 2 % loss on path 0 makes them differ by its retransmissions.
+    let sc = scenario_toml(&two_link_toml(
+        "duration = \"10 s\"",
+        ("10 Mbit/s", "20 ms", "50 KB"),
+        "loss = 0.02",
+        ("10 Mbit/s", "40 ms", "50 KB"),
+        "cc = \"reno\"\n    app = { kind = \"bulk\" }",
+    ));
+    let mut s = build(&sc, None);
+    s.run();
+    let m = &s.metrics.subflows;
+    let interval = 0.1; // the default sample interval, s
+    for f in s.subflow_summary() {
+        let rows: Vec<usize> = (0..m.time_s.len()).filter(|&i| m.conn[i] == f.conn && m.subflow[i] == f.subflow).collect();
+        let last = *rows.last().expect("the subflow was sampled");
+        let acked: f64 = rows.iter().map(|&i| m.throughput_mbps[i] * 1e6 / 8.0 * interval).sum();
+        let sent: f64 = rows.iter().map(|&i| m.sent_mbps[i] * 1e6 / 8.0 * interval).sum();
+        println!("subflow {}: Σ throughput {acked:.0} B vs acked {} B; Σ sent {sent:.0} B vs sent {} B",
+                 f.subflow, m.bytes_acked[last], m.bytes_sent[last]);
+        assert!((acked - m.bytes_acked[last] as f64).abs() < 1.0, "throughput_mbps integrates to bytes_acked");
+        assert!((sent - m.bytes_sent[last] as f64).abs() < 1.0, "sent_mbps integrates to bytes_sent");
+    }
+    let lossy = &s.subflow_summary()[0];
+    assert!(lossy.bytes_retrans > 0 && lossy.bytes_sent > lossy.bytes_acked + lossy.bytes_retrans / 2,
+            "path 0's retransmissions separate sent from acked: {} vs {}", lossy.bytes_sent, lossy.bytes_acked);
+}
+
+#[test]
 fn one_lossless_path_never_has_out_of_order_data() {
     // §6.2: a single path without loss delivers in order: ofo ≡ 0. The 200 KB window
     // keeps the 1000-packet queue from overflowing, so nothing is dropped.

@@ -281,6 +281,7 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     d.set_item("bytes_acked", &s.bytes_acked)?;
     d.set_item("bytes_retrans", &s.bytes_retrans)?;
     d.set_item("throughput_mbps", &s.throughput_mbps)?;
+    d.set_item("sent_mbps", &s.sent_mbps)?;
     out.set_item("subflows", d)?;
 
     let c = &m.conns;

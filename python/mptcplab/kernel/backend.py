@@ -18,7 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -368,6 +368,45 @@ def _frames(plan: Plan, cres: dict, sres: dict) -> tuple[list[dict[str, Any]], d
     return rows, (timing or None)
 
 
+def subflow_sample(t: float, flow: str, sid: int, path: str, sf: Mapping[str, Any],
+                   prev: tuple[float, float] | None, dt: float, mss: int) -> dict[str, Any]:
+    """One row of the subflow time series from a subflow's TCP_INFO sample `sf` (struct
+    tcp_info, include/uapi/linux/tcp.h, Linux 6.18) and its (bytes_sent, bytes_acked) at the
+    previous sample (None: the first). throughput_mbps is Δ tcpi_bytes_acked / dt (bytes
+    newly acknowledged at the subflow level, RFC 4898 tcpEStatsAppHCThruOctetsAcked),
+    the simulator's column of the same name; sent_mbps is Δ tcpi_bytes_sent / dt (payload
+    transmitted, retransmissions included: RFC 4898 tcpEStatsPerfHCDataOctetsOut),
+    reference metrics.md §6.1's "throughput"."""
+    sent0, acked0 = prev if prev is not None else (0.0, 0.0)
+    mss = sf["snd_mss"] or mss
+    return {
+        "time_s": t, "flow": flow, "subflow": sid, "path": path,
+        "cwnd_pkts": sf["snd_cwnd"], "ssthresh_pkts": sf["snd_ssthresh"], "srtt_ms": sf["rtt_us"] / 1000.0,
+        # tcp_packets_in_flight() (include/net/tcp.h): unacked − (sacked + lost) + retrans
+        "inflight_bytes": max(0, sf["unacked"] - sf["sacked"] - sf["lost"] + sf["retrans"]) * mss,
+        "bytes_sent": sf["bytes_sent"], "bytes_acked": sf["bytes_acked"], "bytes_retrans": sf["bytes_retrans"],
+        "throughput_mbps": (float(sf["bytes_acked"]) - acked0) * 8 / dt / 1e6,
+        "sent_mbps": (float(sf["bytes_sent"]) - sent0) * 8 / dt / 1e6,
+        "rttvar_ms": sf["rttvar_us"] / 1000.0, "min_rtt_ms": sf["min_rtt_us"] / 1000.0,
+        "delivery_rate_mbps": sf["delivery_rate"] * 8 / 1e6, "pacing_rate_mbps": sf["pacing_rate"] * 8 / 1e6,
+        "snd_wnd_bytes": sf["snd_wnd"], "rto_count": sf["total_rto"], "ca_state": sf["ca_state"],
+    }
+
+
+def subflow_summary_row(last: Mapping[str, Any], srtts_ms: Sequence[float], active_s: float) -> dict[str, Any]:
+    """A subflow's summary row from its last time-series row (`subflow_sample`) and its
+    SRTT samples: throughput_mbps = tcpi_bytes_acked × 8 / active time, as the
+    simulator's summary (bytes acknowledged at the subflow level)."""
+    return {
+        "flow": last["flow"], "subflow": last["subflow"], "path": last["path"], "bytes_sent": last["bytes_sent"],
+        "bytes_retrans": last["bytes_retrans"], "bytes_acked": last["bytes_acked"],
+        "mean_srtt_ms": sum(srtts_ms) / len(srtts_ms) if srtts_ms else NAN,
+        "throughput_mbps": last["bytes_acked"] * 8 / active_s / 1e6, "rto_count": last["rto_count"],
+        "recoveries": NAN, "sched_new_segs": NAN, "sched_reinjected_segs": NAN,
+        "sched_copied_segs": NAN, "sched_penalised": NAN,
+    }
+
+
 def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict, prefix: str,
             wall: float) -> Result:
     cres, sres = raw["client"], raw["server"]
@@ -378,7 +417,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
     sub_rows: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
     ids: dict[str, dict[tuple[str, int], int]] = {f.name: {} for f in plan.flows}
-    last_acked: dict[tuple[str, int], float] = {}
+    prev_counts: dict[tuple[str, int], tuple[float, float]] = {}  # (bytes_sent, bytes_acked)
     last: dict[tuple[str, int], dict[str, Any]] = {}
     srtts: dict[tuple[str, int], list[float]] = {}
     conn_sndbuf: dict[tuple[int, str], float] = {}
@@ -409,21 +448,10 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
                                    else "established (first sample)"})
                 sid = ids[f.name][key]
                 p = path_of_ip.get(sf["laddr"])
-                acked = float(sf["bytes_acked"])
-                prev = last_acked.get((f.name, sid), 0.0)
-                last_acked[(f.name, sid)] = acked
-                mss = sf["snd_mss"] or plan.mss
-                inflight = max(0, sf["unacked"] - sf["sacked"] - sf["lost"] + sf["retrans"]) * mss
-                srtt = sf["rtt_us"] / 1000.0
-                r = {
-                    "time_s": t, "flow": f.name, "subflow": sid, "path": p.name if p else sf["laddr"],
-                    "cwnd_pkts": sf["snd_cwnd"], "ssthresh_pkts": sf["snd_ssthresh"], "srtt_ms": srtt,
-                    "inflight_bytes": inflight, "bytes_sent": sf["bytes_sent"], "bytes_acked": sf["bytes_acked"],
-                    "bytes_retrans": sf["bytes_retrans"], "throughput_mbps": (acked - prev) * 8 / dt / 1e6,
-                    "rttvar_ms": sf["rttvar_us"] / 1000.0, "min_rtt_ms": sf["min_rtt_us"] / 1000.0,
-                    "delivery_rate_mbps": sf["delivery_rate"] * 8 / 1e6, "pacing_rate_mbps": sf["pacing_rate"] * 8 / 1e6,
-                    "snd_wnd_bytes": sf["snd_wnd"], "rto_count": sf["total_rto"], "ca_state": sf["ca_state"],
-                }
+                r = subflow_sample(t, f.name, sid, p.name if p else sf["laddr"], sf, prev_counts.get((f.name, sid)),
+                                   dt, plan.mss)
+                prev_counts[(f.name, sid)] = (float(sf["bytes_sent"]), float(sf["bytes_acked"]))
+                srtt = r["srtt_ms"]
                 sub_rows.append(r)
                 last[(f.name, sid)] = r
                 if srtt > 0:
@@ -483,15 +511,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         })
         for x in subs:
             sid = x["subflow"]
-            subsum_rows.append({
-                "flow": f.name, "subflow": sid, "path": x["path"], "bytes_sent": x["bytes_sent"],
-                "bytes_retrans": x["bytes_retrans"], "bytes_acked": x["bytes_acked"],
-                "mean_srtt_ms": (sum(srtts.get((f.name, sid), [])) / len(srtts[(f.name, sid)]))
-                if srtts.get((f.name, sid)) else NAN,
-                "throughput_mbps": x["bytes_acked"] * 8 / active / 1e6, "rto_count": x["rto_count"],
-                "recoveries": NAN, "sched_new_segs": NAN, "sched_reinjected_segs": NAN,
-                "sched_copied_segs": NAN, "sched_penalised": NAN,
-            })
+            subsum_rows.append(subflow_summary_row(x, srtts.get((f.name, sid), []), active))
 
     frame_rows, frame_timing = _frames(plan, cres, sres)
 

@@ -253,6 +253,9 @@ def make_plan(scenario: Scenario) -> Plan:
     # the upstream profile reads it (payload bytes, SO_RCVBUF calibrated), whatever the
     # simulator's default profile: only an explicit "linux" maps to sk_rcvbuf = B.
     accounting = raw_tcp.get("receive_buffer_accounting") or "payload"
+    if run.get("join_jitter") and seconds(run["join_jitter"]) > 0:
+        raise _refuse("run.join_jitter", "the in-kernel path manager joins as soon as the connection is "
+                                         "established, so a join delay cannot be applied")
     if run.get("start_jitter") and seconds(run["start_jitter"]) > 0:
         notes.append("run.start_jitter: start offsets drawn with Python's random from the seed")
 

@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..stats import diff_ci, fmt_ci, mean_ci
+from ..stats import diff_ci, fmt_runs, mean_ci, same_in_all_runs
 from .model import Figure
 
 
@@ -19,13 +19,16 @@ def less(a: Sequence[float], b: Sequence[float], a_label: str, b_label: str, uni
     d, h = diff_ci(a, b)
     ok = not math.isnan(h) and d + h < 0
     tail = "" if ok else (" (same order, not significant)" if d < 0 else " (wrong order)")
-    text = (f"{a_label} {fmt_ci(mean_ci(a), digits)} vs {b_label} {fmt_ci(mean_ci(b), digits)} {unit}; "
-            f"difference {d:+.{digits}f} ± {h:.{digits}f}{tail}")
+    # Both sides one run each (every seed replayed it): a difference without an interval.
+    spread = " (n = 1)" if same_in_all_runs(a) and same_in_all_runs(b) else f" ± {h:.{digits}f}"
+    text = (f"{a_label} {fmt_runs(a, digits)} vs {b_label} {fmt_runs(b, digits)} {unit}; "
+            f"difference {d:+.{digits}f}{spread}{tail}")
     return ok, text
 
 
 def ci_text(values: Sequence[float], digits: int = 2, unit: str = "") -> str:
-    return fmt_ci(mean_ci(values), digits, unit)
+    """Mean ± 95 % CI over runs, or 'n = 1' when every run gave the same value."""
+    return fmt_runs(values, digits, unit)
 
 
 def ratio_ci(num: tuple[float, float], den: tuple[float, float]) -> tuple[float, float]:
@@ -37,6 +40,15 @@ def ratio_ci(num: tuple[float, float], den: tuple[float, float]) -> tuple[float,
     if m1 == 0:
         return r, float("nan")
     return r, abs(r) * math.sqrt((h1 / m1) ** 2 + (h0 / m0) ** 2)
+
+
+def ratio_text(num: Sequence[float], den: Sequence[float], digits: int = 2) -> str:
+    """mean(num) / mean(den) with its delta-method 95 % half-width, or 'n = 1' when both
+    sides are one run replayed by every seed."""
+    r, h = ratio_ci(mean_ci(num), mean_ci(den))
+    if same_in_all_runs(num) and same_in_all_runs(den):
+        return f"{r:.{digits}f} (n = 1)"
+    return f"{r:.{digits}f} ± {h:.{digits}f}"
 
 
 def bar(title: str, categories: list[str], series: dict[str, list[list[float]]], ylabel: str,

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..stats import mean_ci
 from . import Context
-from .checks import bar, ci_text, diff_ci, ratio_ci
+from .checks import bar, ci_text, diff_ci, ratio_ci, ratio_text
 from .model import Claim, Figure, Reproduction, Table
 from .runner import Variant, run_variants, scenario_path, values
 
@@ -50,13 +50,14 @@ class Blocking:
         ev = result.subflow_events
         stops = ev[(ev["reason"] == "rbpm") & (ev["to"] == "inactive")] if len(ev) else ev
         ts = result.timeseries.subflows
-        fast = ts[ts.path.isin(self.fast)].groupby("time_s").throughput_mbps.sum()
+        # "send" (C3): bytes transmitted per sample, not acknowledged
+        fast = ts[ts.path.isin(self.fast)].groupby("time_s").sent_mbps.sum()
         conn = result.timeseries.connections.set_index("time_s").ooo_bytes
         fast = fast[fast.index > 1.0]
         cap = 5.0 * len(self.fast) if len(self.fast) > 1 else 8.0
         stall = fast[fast < 0.1 * cap]
         ooo_in_stall = conn.reindex(stall.index).fillna(0)
-        series = {str(p): [[float(t), float(y)] for t, y in zip(g.time_s, g.throughput_mbps) if t <= self.until]
+        series = {str(p): [[float(t), float(y)] for t, y in zip(g.time_s, g.sent_mbps) if t <= self.until]
                   for p, g in ts.groupby("path", sort=True)}
         return {
             "goodput_Bps": float(s["goodput_mbps"]) * 1e6 / 8,
@@ -93,11 +94,11 @@ def run(ctx: Context) -> Reproduction:
         parts = []
         ok = False
         for label in (LATER, LITERAL, ALL_PATHS):
-            r, h = ratio_ci(mean_ci(g[label]), mean_ci(g[FULLMESH]))
+            r, _ = ratio_ci(mean_ci(g[label]), mean_ci(g[FULLMESH]))
             d, dh = diff_ci(g[label], g[FULLMESH])
             this = abs(r - paper_ratio) <= 0.25 * paper_ratio and d - dh > 0
             ok = ok or (this and label == LATER)
-            parts.append(f"{label} / fullmesh = {r:.2f} ± {h:.2f}")
+            parts.append(f"{label} / fullmesh = {ratio_text(g[label], g[FULLMESH])}")
         claims.append(Claim(
             f"C{i + 1}", f"{topo.capitalize()}: RBPM multiplies plain MPTCP's goodput by about {paper_ratio:g}",
             f"Fig. {3 if i == 0 else 5}: original {p_orig:,.0f} B/s, RBPM {p_rbpm:,.0f} B/s "
@@ -128,10 +129,9 @@ def run(ctx: Context) -> Reproduction:
         "C3", "Topology 1: plain MPTCP's per-subflow series show buffer blocking: the fast subflows stall while "
               "the out-of-order queue fills the receive buffer; RBPM stalls less",
         "Figs. 2–3: the 5 Mbit/s subflows of original MPTCP repeatedly drop to zero throughput",
-        f"fast subflows stalled in {100 * mean_ci(share[FULLMESH])[0]:.1f} ± {100 * mean_ci(share[FULLMESH])[1]:.1f} % "
-        f"of fullmesh's samples, with {mean_ci(ooo)[0] / 1e3:.1f} ± {mean_ci(ooo)[1] / 1e3:.1f} kB out of order "
-        f"during stalls; RBPM literal stalled in {100 * mean_ci(share[LITERAL])[0]:.1f} ± "
-        f"{100 * mean_ci(share[LITERAL])[1]:.1f} %", ok3,
+        f"fast subflows stalled in {ci_text([100 * x for x in share[FULLMESH]], 1)} % "
+        f"of fullmesh's samples, with {ci_text([x / 1e3 for x in ooo], 1)} kB out of order "
+        f"during stalls; RBPM literal stalled in {ci_text([100 * x for x in share[LITERAL]], 1)} %", ok3,
         "stall = the three 5 Mbit/s subflows together send < 10 % of 15 Mbit/s in a 100 ms sample"))
     first = [r for r in rows if r["variant"] == FULLMESH][0]
     figs.append(Figure("Topology 1, fullmesh (seed 1): per-subflow throughput, first 20 s", "timeseries",

@@ -16,7 +16,11 @@ pub struct SubflowSeries {
     pub bytes_sent: Vec<u64>,
     pub bytes_acked: Vec<u64>,
     pub bytes_retrans: Vec<u64>,
+    /// Bytes newly acknowledged at the subflow level per interval, Mbit/s (both backends).
     pub throughput_mbps: Vec<f64>,
+    /// Payload bytes transmitted per interval, retransmissions included, Mbit/s
+    /// (reference metrics.md §6.1 "throughput"; before format 2 this was throughput_mbps).
+    pub sent_mbps: Vec<f64>,
 }
 
 /// Connection time series.

@@ -106,6 +106,10 @@ pub struct Subflow {
     pub queued_bytes: u64,
     pub rto_event_at: Option<SimTime>,
     pub delack_event_at: Option<SimTime>,
+    /// `run.join_jitter`: the path manager asked for this subflow, and its MP_JOIN SYN
+    /// leaves at this time (a Join timer), not at once.
+    pub join_at: Option<SimTime>,
+    pub join_event_at: Option<SimTime>,
     /// The pacer holds back data until then (a Pace timer wakes the sender).
     pub pace_deadline: Option<SimTime>,
     pub pace_event_at: Option<SimTime>,
@@ -172,6 +176,8 @@ impl Subflow {
             queued_bytes: 0,
             rto_event_at: None,
             delack_event_at: None,
+            join_at: None,
+            join_event_at: None,
             pace_deadline: None,
             pace_event_at: None,
             established_at: None,
@@ -291,9 +297,26 @@ pub struct Connection {
     /// Send-buffer state of each subflow for the scheduler (`SchedView::mem`), kept only
     /// when subflow send buffers are modelled.
     mem: Vec<SubflowMem>,
-    /// A timer beyond the subflows' own: the application's (a stream) or the MPTCP
-    /// retransmit timer (upstream); checked once on the hot path.
+    /// A timer beyond the subflows' own: the application's (a stream), the MPTCP
+    /// retransmit timer (upstream) or a delayed join; checked once on the hot path.
     extra_timers: bool,
+    /// `run.join_jitter` and its random stream ("conn/<name>/join"): each join waits an
+    /// offset drawn uniformly from [0, join_jitter). None: joins leave at once.
+    join_jitter: Option<(SimTime, Rng)>,
+}
+
+/// A timer event at `now`: forget it as scheduled (`poll_timers` may ask again), and take
+/// `deadline` when it is due (true).
+#[inline]
+fn take_due(event_at: &mut Option<SimTime>, deadline: &mut Option<SimTime>, now: SimTime) -> bool {
+    if *event_at == Some(now) {
+        *event_at = None;
+    }
+    if deadline.is_some_and(|d| d <= now) {
+        *deadline = None;
+        return true;
+    }
+    false
 }
 
 /// One data segment at its DATA_ACK (seed 002 Sec. IV, sample k; docs/streaming.md).
@@ -405,10 +428,22 @@ impl Connection {
             rtx_scratch: Vec::new(),
             mem: Vec::new(),
             extra_timers: app_timer || stack_up,
+            join_jitter: None,
         })
     }
 
     fn upstream(&self) -> bool { self.cfg.stack == Stack::Upstream }
+
+    /// `run.join_jitter`: delay each subflow the path manager opens by an offset drawn
+    /// from `rng` in [0, `jitter`). A testbed's joins follow the MP_CAPABLE handshake
+    /// after host- and daemon-dependent delays; seeds then differ where a loss-free
+    /// network would replay the same run.
+    pub fn set_join_jitter(&mut self, jitter: SimTime, rng: Rng) {
+        if jitter > SimTime::ZERO {
+            self.join_jitter = Some((jitter, rng));
+            self.extra_timers = true;
+        }
+    }
 
     /// Carry out `PmAction::OpenSubflow`: the path's idle subflow if it has one, else a
     /// new subflow on the same path (another source port, as ndiffports does). At most
@@ -428,6 +463,13 @@ impl Connection {
             None => return,
         };
         self.subflows[i].backup = backup;
+        if let Some((jitter, rng)) = self.join_jitter.as_mut() {
+            let at = now + SimTime(rng.below(jitter.ns()));
+            if at > now {
+                self.subflows[i].join_at = Some(at);
+                return;
+            }
+        }
         self.send_syn(now, i, out);
     }
 
@@ -916,11 +958,7 @@ impl Connection {
             }
             TimerKind::Pace => {
                 let s = &mut self.subflows[i];
-                if s.pace_event_at == Some(now) {
-                    s.pace_event_at = None;
-                }
-                if s.pace_deadline.is_some_and(|d| d <= now) {
-                    s.pace_deadline = None;
+                if take_due(&mut s.pace_event_at, &mut s.pace_deadline, now) {
                     self.push(now, out);
                 }
             }
@@ -933,12 +971,14 @@ impl Connection {
                     self.push(now, out);
                 }
             }
-            TimerKind::MetaRtx => {
-                if self.up.rtx_event_at == Some(now) {
-                    self.up.rtx_event_at = None;
+            TimerKind::Join => {
+                let s = &mut self.subflows[i];
+                if take_due(&mut s.join_event_at, &mut s.join_at, now) && s.state == SubState::Idle {
+                    self.send_syn(now, i, out);
                 }
-                if self.up.rtx_deadline.is_some_and(|d| d <= now) {
-                    self.up.rtx_deadline = None;
+            }
+            TimerKind::MetaRtx => {
+                if take_due(&mut self.up.rtx_event_at, &mut self.up.rtx_deadline, now) {
                     self.meta_retrans(now, out);
                     self.push(now, out);
                 }
@@ -1203,6 +1243,16 @@ impl Connection {
         }
         if !self.extra_timers {
             return;
+        }
+        if self.join_jitter.is_some() {
+            for (i, s) in self.subflows.iter_mut().enumerate() {
+                if let Some(d) = s.join_at {
+                    if s.join_event_at.map_or(true, |e| e > d) {
+                        s.join_event_at = Some(d);
+                        reqs.push((d, i as u16, TimerKind::Join));
+                    }
+                }
+            }
         }
         if let Some(d) = self.up.rtx_deadline {
             if self.up.rtx_event_at.map_or(true, |e| e > d) {

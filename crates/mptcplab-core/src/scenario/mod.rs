@@ -77,6 +77,12 @@ pub struct RunSpec {
     /// loss-free, jitter-free network would otherwise replay identically.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_jitter: Option<Duration>,
+    /// Each subflow join (MP_JOIN after the connection is established, or later when a
+    /// path manager asks) waits an offset drawn from the seed in [0, join_jitter)
+    /// (default "0 s": at once). With `start_jitter` it gives repetitions of a loss-free
+    /// scenario a testbed's run-to-run variation (docs/scenario.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_jitter: Option<Duration>,
     /// Record one delay sample per data segment at its DATA_ACK (seed 002 Sec. IV) for
     /// every connection, not only streaming ones (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -55,6 +55,8 @@ pub struct Plan {
     pub seed: u64,
     pub sample_interval: SimTime,
     pub start_jitter: SimTime,
+    /// `run.join_jitter`: each subflow join waits up to this long (ZERO: at once).
+    pub join_jitter: SimTime,
     pub links: Vec<LinkPlan>,
     pub paths: Vec<PathPlan>,
     pub conns: Vec<ConnPlan>,
@@ -427,7 +429,11 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let seed = s.run.seed.unwrap_or(1);
     let start_jitter = s.run.start_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
-    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, links, paths, conns, profile })
+    let join_jitter = s.run.join_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
+    if join_jitter >= duration {
+        return err("run.join_jitter", format!("expected a duration shorter than run.duration ({:.3} s): joins would fall after the run; \"0 s\" or no field joins at once", duration.secs_f64()));
+    }
+    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, join_jitter, links, paths, conns, profile })
 }
 
 /// `cc_options` of a connection or flow, checked against the controller's registry entry.

@@ -31,6 +31,8 @@ pub enum TimerKind {
     App,
     /// The MPTCP-level retransmit timer of the upstream stack; `sub` is unused.
     MetaRtx,
+    /// A subflow's delayed MP_JOIN (`run.join_jitter`).
+    Join,
 }
 
 #[derive(Clone, Copy, Debug)]
