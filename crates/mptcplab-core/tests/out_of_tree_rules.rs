@@ -86,19 +86,23 @@ fn the_upstream_profile_keeps_the_5_18_cwnd_validation_and_ignores_base_kernel()
 
 #[test]
 fn base_kernel_input_errors_name_the_field() {
-    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/rbpm-4path-a.toml")).unwrap();
-    let with = |run: &str, tcp: &str| {
-        let t = format!("{}\n[tcp]\n{tcp}\n", text.replacen("[run]", &format!("[run]\n{run}"), 1));
+    let with = |tcp: &str| {
+        let t = format!(
+            "[tcp]\n{tcp}\n[[links]]\nname = \"a\"\nrate = \"5 Mbit/s\"\ndelay = \"10 ms\"\n[[paths]]\nname = \"pa\"\nlinks = [\"a\"]\n[[connections]]\nname = \"mp\"\npaths = [\"pa\"]\n"
+        );
         let v: toml::Value = toml::from_str(&t).unwrap();
         match Scenario::deserialize_from(v) {
             Err(e) => Some((e.field, e.message)),
             Ok(sc) => sc.plan().err().map(|e| (e.field, e.message)),
         }
     };
-    let (f, m) = with("", "base_kernel = \"3.16\"").unwrap();
+    let (f, m) = with("base_kernel = \"3.16\"").unwrap();
     assert_eq!(f, "tcp.base_kernel", "{m}");
     assert!(m.contains("3.14") && m.contains("4.x"), "{m}");
-    let (f, _) = with("", "cwnd_validation = \"linux_3\"").unwrap();
+    let (f, m) = with("cwnd_validation = \"linux_3\"").unwrap();
     assert_eq!(f, "tcp.cwnd_validation");
-    assert!(with("", "base_kernel = \"3.14\"\ngso = false").is_none());
+    assert!(m.contains("linux_3_14") && m.contains("linux_5_18"), "{m}");
+    let (f, _) = with("gso = \"yes\"").unwrap();
+    assert_eq!(f, "tcp.gso");
+    assert!(with("base_kernel = \"3.14\"\ngso = false\ncwnd_validation = \"linux_3_11\"").is_none());
 }

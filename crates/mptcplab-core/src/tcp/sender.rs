@@ -38,9 +38,8 @@ pub struct TcpConfig {
     /// Which Linux release's `tcp_is_cwnd_limited` / `tcp_cwnd_validate` decides whether
     /// cwnd may grow.
     pub cwnd_validation: CwndValidation,
-    /// The socket can GSO (Linux `sk_can_gso`): the 3.14 cwnd validation then counts a
-    /// sender within a third of cwnd of full as cwnd-limited. Read only by
-    /// `CwndValidation::Linux3_14`.
+    /// The socket can GSO (Linux `sk_can_gso`): the 3.x cwnd validations then add their
+    /// GSO clause. Read only by `CwndValidation::Linux3_11` and `Linux3_14`.
     pub gso: bool,
     /// The Linux release the out-of-tree MPTCP patches (its release-specific rules).
     pub base_kernel: BaseKernel,
@@ -521,7 +520,8 @@ impl SubflowTx {
                     self.is_cwnd_limited
                 }
             }
-            // >= 5.18 (and the 3.14 sender's RFC 2861 bookkeeping never gets here).
+            // >= 5.18. (The 3.x forms are answered by `cwnd_limited_on_ack` and
+            // `validate_cwnd` and never ask here.)
             CwndValidation::Linux5_18 | CwndValidation::Linux3_11 | CwndValidation::Linux3_14 => self.is_cwnd_limited || slow_start_room,
         }
     }
