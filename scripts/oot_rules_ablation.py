@@ -16,12 +16,13 @@ BASELINE = {"rbpm-4path-a": 275_563, "rbpm-4path-b": 264_422}  # seed 001, plain
 # Initial path: the fast path and the slow path of each topology.
 FIRST = {"rbpm-4path-a": [("fast", "path1"), ("slow", "path4")], "rbpm-4path-b": [("fast", "path2"), ("slow", "path1")]}
 VARIANTS = [
-    ("old (5.18 cwnd validation)", {"tcp.cwnd_validation": "linux_5_18"}),
+    ("old (5.18 cwnd validation)", {"tcp.base_kernel": "4.x", "tcp.cwnd_validation": "linux_5_18"}),
     ("new 4.x", {"tcp.base_kernel": "4.x"}),
     ("new 3.14", {"tcp.base_kernel": "3.14"}),
     ("3.14 without GSO", {"tcp.base_kernel": "3.14", "tcp.gso": False}),
     ("3.14 with the 3.11 GSO bound", {"tcp.base_kernel": "3.14", "tcp.cwnd_validation": "linux_3_11"}),
     ("3.14 with 4.x cwnd validation", {"tcp.base_kernel": "3.14", "tcp.cwnd_validation": "linux_4"}),
+    ("3.14 with per-packet Reno", {"tcp.base_kernel": "3.14", "connections[0].cc_options": {"growth": "per_packet"}}),
 ]
 BUFFERS = [("200 KB (sk_rcvbuf 200 000)", "200 KB"), ("SO_RCVBUF 200 KB doubled (sk_rcvbuf 400 000)", "400 KB")]
 

@@ -137,6 +137,7 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "tcp.receive_buffer_accounting", value: "linux: truesize charged (2 B per payload byte), half the free space advertised", source: "tcp_adv_win_scale = 1 (the default from 2012 to Linux 6.5, so in the 3.14 of v0.89 and the 4.x of v0.9x), tcp_win_from_space, __tcp_select_window" },
             Setting { field: "(stack)", value: "subflow RTO reinjects its data and marks it pf; subflows walked newest first", source: "mptcp_sub_retransmit_timer, mptcp_reinject_data, mptcp_add_sock" },
             Setting { field: "tcp.base_kernel", value: "4.x (v0.9x); \"3.14\" for v0.89 (seed 001)", source: "docs/out-of-tree-profile.md" },
+            Setting { field: "cc_options (reno), base_kernel 3.14", value: "growth = per_ack", source: "net/ipv4/tcp_cong.c tcp_reno_cong_avoid, tcp_cong_avoid_ai (3.13-3.17)" },
             Setting { field: "tcp.cwnd_validation", value: "linux_4 (base 4.x): in slow start cwnd < 2 x max_packets_out, else is_cwnd_limited; linux_3_14 (base 3.14): prior_in_flight within 3 packets of cwnd, or with GSO within a third of cwnd and under the TSO size goal", source: "include/net/tcp.h tcp_is_cwnd_limited (3.16-5.17); net/ipv4/tcp_cong.c tcp_is_cwnd_limited and net/ipv4/tcp.c tcp_xmit_size_goal (3.12-3.15)" },
         ],
         gaps: &[],

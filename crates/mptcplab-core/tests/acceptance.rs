@@ -151,8 +151,8 @@ fn a_small_receive_buffer_blocks_the_seed_001_topology() {
 
 /// Pinned finding (issue 12): under the rules of seed 001's own kernel (MPTCP v0.89 on
 /// Linux 3.14, docs/out-of-tree-profile.md) acceptance 4 holds with the initial subflow on
-/// the slow path (1.89 against 14.6 Mbit/s) but not on a fast path (7.69 against 14.61
-/// Mbit/s, ratio 0.53 > 0.5): there the slow path stays unused and the three fast paths
+/// the slow path (1.88 against 14.58 Mbit/s) but not on a fast path (7.69 against 14.70
+/// Mbit/s, ratio 0.52 > 0.5): there the slow path stays unused and the three fast paths
 /// share the window.
 #[test]
 fn under_the_3_14_rules_the_small_buffer_blocks_topology_1_only_when_the_slow_path_starts() {

@@ -386,6 +386,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
         let mut cc_params = cc_options(&f, &cc, &c.cc_options)?;
         crate::profile::merge_cc_defaults(profile, &cc, &mut cc_params);
+        base_kernel_cc_defaults(tcp.base_kernel, &cc, &mut cc_params);
         let scheduler = c.scheduler.clone().unwrap_or_else(|| profile.scheduler().into());
         known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
         let scheduler_params = component_options(&f, "scheduler", "scheduler_options", &c.scheduler_options, |p| crate::mptcp::scheduler::check(&scheduler, p).map(|_| ()))?;
@@ -426,6 +427,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
         let mut cc_params = cc_options(&f, &cc, &fl.cc_options)?;
         crate::profile::merge_cc_defaults(profile, &cc, &mut cc_params);
+        base_kernel_cc_defaults(tcp.base_kernel, &cc, &mut cc_params);
         let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {
@@ -554,5 +556,13 @@ pub fn cwnd_validation_default(profile: crate::profile::ProfileName, base: Optio
         (crate::profile::ProfileName::Upstream, _) => CwndValidationName::Linux5_18,
         (_, BaseKernelName::Linux3_14) => CwndValidationName::Linux3_14,
         (_, BaseKernelName::Linux4) => CwndValidationName::Linux4,
+    }
+}
+
+/// Congestion-control options the base kernel sets unless `cc_options` gives them: Reno
+/// of Linux 3.13-3.17 grows per ACK (`tcp_reno_cong_avoid`, `tcp_cong_avoid_ai(tp, w)`).
+fn base_kernel_cc_defaults(base: crate::tcp::BaseKernel, cc: &str, params: &mut crate::options::Params) {
+    if base == crate::tcp::BaseKernel::Linux3_14 && cc == "reno" && !params.contains_key("growth") {
+        params.insert("growth".into(), crate::options::OptValue::Text("per_ack".into()));
     }
 }
