@@ -42,7 +42,7 @@ def test_each_connection_and_flow_runs_its_own_controller_with_options():
         ("warp", None, "connections[0].cc", "expected one of"),
         ("scalable", {"ai_cnt": 0}, "connections[0].cc_options.ai_cnt", "integer in [1,"),
         ("scalable", {"ai": 50}, "connections[0].cc_options.ai", "its options are: ai_cnt"),
-        ("reno", {"x": 1}, "connections[0].cc_options.x", "it has no options"),
+        ("reno", {"x": 1}, "connections[0].cc_options.x", "its options are: growth"),
         ("bbr", {"lt_bw": "yes"}, "connections[0].cc_options.lt_bw", "expected true or false"),
         ("coupled_bbr", {"phase_length": "rtt"}, "connections[0].cc_options.phase_length", '"srtt", "min_rtt"'),
         ("cubic", {"hystart": 1.5}, "connections[0].cc_options.hystart", "expected an integer"),

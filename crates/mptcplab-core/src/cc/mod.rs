@@ -31,7 +31,7 @@ pub use hybla::Hybla;
 pub use lia::Lia;
 pub use olia::Olia;
 pub use registry::{make, make_default, CcError, CcInfo, CcOption, CcParams, Kind, OptKind, OptValue, REGISTRY};
-pub use reno::Reno;
+pub use reno::{Reno, RenoCc};
 pub use scalable::Scalable;
 pub use vegas::Vegas;
 pub use wvegas::WVegas;
@@ -319,7 +319,7 @@ pub trait CongestionControl {
 /// Built-in controllers in one enum (static dispatch on the hot path, like smoltcp's
 /// `AnyController`), with one dynamic variant for plug-ins.
 pub enum AnyCc {
-    Reno(Reno),
+    Reno(RenoCc),
     Cubic(Cubic),
     Hybla(Hybla),
     Scalable(Scalable),

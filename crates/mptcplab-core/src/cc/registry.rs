@@ -8,7 +8,7 @@ use crate::options::{OptionError, Params};
 use super::lia::BestPath;
 use super::multipath::{Growth, Kernel};
 use super::olia::{OliaBest, Paths};
-use super::{AnyCc, Balia, Bbr, Cubic, Hybla, Lia, Olia, Reno, Scalable, Vegas, WVegas};
+use super::{AnyCc, Balia, Bbr, Cubic, Hybla, Lia, Olia, RenoCc, Scalable, Vegas, WVegas};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -63,7 +63,12 @@ pub const REGISTRY: &[CcInfo] = &[
         description: "NewReno AIMD, per subflow",
         source: "RFC 5681; Linux tcp_cong.c (tcp_reno_cong_avoid)",
         departures: "none",
-        options: &[],
+        options: &[CcOption {
+            name: "growth",
+            kind: OptKind::Choice(&["per_packet", "per_ack"]),
+            default: "per_packet",
+            description: "per_packet: Linux >= 4.0 (+1 per cwnd packets acked); per_ack: Linux 3.13-3.17, the default under tcp.base_kernel = \"3.14\" (+1 per cwnd ACKs, slow start while cwnd <= ssthresh up to ssthresh + 1)",
+        }],
     },
     CcInfo {
         name: "cubic",
@@ -230,7 +235,7 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
     let info = validate(name, params)?;
     let o = Opts { component: info.name, options: info.options, given: params };
     Ok(match name {
-        "reno" => AnyCc::Reno(Reno),
+        "reno" => AnyCc::Reno(RenoCc { per_ack: o.choice("growth") == "per_ack" }),
         "cubic" => {
             let mut c = Cubic::new();
             c.hystart = o.bool("hystart");

@@ -11,7 +11,7 @@ use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
 use crate::sim::TimerKind;
-use crate::tcp::{AckDecision, SubflowRx, SubflowTx, TcpConfig};
+use crate::tcp::{AckDecision, BaseKernel, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -1440,13 +1440,7 @@ impl Connection {
                     }
                     Action::Penalise { sub } => {
                         if let Some(s) = self.subflows.get_mut(sub) {
-                            // Halve cwnd; halve ssthresh too when not in slow start.
-                            let st = &mut s.tx.st;
-                            let prior = st.cwnd;
-                            st.cwnd = (st.cwnd >> 1).max(1);
-                            if prior >= st.ssthresh {
-                                st.ssthresh = (st.ssthresh >> 1).max(2);
-                            }
+                            penalise(&mut s.tx.st, s.tx.cfg.base_kernel);
                             s.sched.penalised += 1;
                             self.stats.penalisations += 1;
                             self.record_sched(now, sub, "penalise", 0, 0);
@@ -1576,6 +1570,22 @@ impl Connection {
             return Err(format!("{}: data beyond the advertised window", self.cfg.name));
         }
         Ok(())
+    }
+}
+
+/// The penalisation of `mptcp_rcv_buf_optimization`: halve cwnd (at least 1) and
+/// ssthresh (at least 2). v0.9x on 4.x (mptcp_sched.c) halves ssthresh only out of slow
+/// start (`prior_cwnd >= snd_ssthresh`); v0.89 on 3.14 (mptcp_output.c) whenever it is
+/// set (`snd_ssthresh != TCP_INFINITE_SSTHRESH`), in slow start too.
+fn penalise(st: &mut crate::cc::CcState, base: BaseKernel) {
+    let prior = st.cwnd;
+    st.cwnd = (st.cwnd >> 1).max(1);
+    let halve = match base {
+        BaseKernel::Linux3_14 => st.ssthresh < crate::cc::INFINITE_SSTHRESH,
+        BaseKernel::Linux4 => prior >= st.ssthresh,
+    };
+    if halve {
+        st.ssthresh = (st.ssthresh >> 1).max(2);
     }
 }
 
@@ -1747,5 +1757,26 @@ mod tests {
             assert!(p.sent(i) > 0, "subflow {i} carried no data");
         }
         assert_eq!(p.c.rcv.read_total, 4 << 20);
+    }
+
+    #[test]
+    fn penalisation_halves_a_slow_starting_subflows_ssthresh_under_v0_89_only() {
+        // After a loss (ssthresh 20) the subflow slow-starts again at cwnd 8.
+        let mut a = crate::cc::CcState::new(8, 1448);
+        a.ssthresh = 20;
+        let mut b = a.clone();
+        super::penalise(&mut a, BaseKernel::Linux3_14);
+        super::penalise(&mut b, BaseKernel::Linux4);
+        assert_eq!((a.cwnd, a.ssthresh), (4, 10));
+        assert_eq!((b.cwnd, b.ssthresh), (4, 20));
+        // Infinite ssthresh (never a loss): neither release touches it.
+        let mut c = crate::cc::CcState::new(8, 1448);
+        super::penalise(&mut c, BaseKernel::Linux3_14);
+        assert_eq!((c.cwnd, c.ssthresh), (4, crate::cc::INFINITE_SSTHRESH));
+        // Out of slow start both halve it.
+        let mut d = crate::cc::CcState::new(30, 1448);
+        d.ssthresh = 20;
+        super::penalise(&mut d, BaseKernel::Linux4);
+        assert_eq!((d.cwnd, d.ssthresh), (15, 10));
     }
 }

@@ -135,6 +135,51 @@ pub struct TcpSpec {
     /// advertises all the free space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_buffer_accounting: Option<AccountingName>,
+    /// The Linux release the out-of-tree MPTCP patches: "4.x" (default; MPTCP v0.9x, the
+    /// kernels of seeds 000, 002-004) or "3.14" (MPTCP v0.89, seed 001's). It sets the
+    /// default of `cwnd_validation` and the release-specific MPTCP rules
+    /// (docs/out-of-tree-profile.md). The upstream profile (Linux 6.x) ignores it, so a
+    /// scenario file that states its seed's kernel still runs under both profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_kernel: Option<BaseKernelName>,
+    /// When cwnd may grow (`tcp_is_cwnd_limited`): "linux_3_14" (3.12-3.15: within 3
+    /// packets of full, or with GSO within a third of cwnd and under the 1 ms TSO size
+    /// goal, judged on the packets in flight before the ACK), "linux_3_11" (3.6-3.11: the
+    /// GSO bound is 64 KiB instead), "linux_4" (3.16-5.17: in slow start until cwnd is
+    /// twice the packets sent in a window) or "linux_5_18". Default: the base kernel's
+    /// for out_of_tree, "linux_5_18" for upstream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_validation: Option<CwndValidationName>,
+    /// The subflows can GSO (Linux `sk_can_gso`; default true: Linux registers every
+    /// device with software GSO). Only the 3.x cwnd validations read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gso: Option<bool>,
+}
+
+/// `tcp.base_kernel`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum BaseKernelName {
+    /// Linux 3.14, MPTCP v0.89.
+    #[serde(rename = "3.14")]
+    Linux3_14,
+    /// Linux 4.x, MPTCP v0.9x.
+    #[default]
+    #[serde(rename = "4.x")]
+    Linux4,
+}
+
+/// `tcp.cwnd_validation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndValidationName {
+    #[serde(rename = "linux_3_11")]
+    Linux3_11,
+    #[serde(rename = "linux_3_14")]
+    Linux3_14,
+    #[serde(rename = "linux_4")]
+    Linux4,
+    #[serde(rename = "linux_5_18")]
+    Linux5_18,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -524,6 +569,9 @@ impl Scenario {
         t.min_rto = t.min_rto.take().or_else(|| d("200 ms"));
         t.pacing = t.pacing.or(Some(false));
         t.receive_buffer_accounting = t.receive_buffer_accounting.or(Some(profile.receive_buffer_accounting()));
+        t.base_kernel = t.base_kernel.or(Some(BaseKernelName::default()));
+        t.cwnd_validation = t.cwnd_validation.or(Some(validate::cwnd_validation_default(profile, t.base_kernel)));
+        t.gso = t.gso.or(Some(true));
         out.links = links;
         for l in out.links.iter_mut() {
             l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());

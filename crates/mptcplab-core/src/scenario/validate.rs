@@ -4,7 +4,7 @@ use super::*;
 use crate::mptcp::conn::ConnConfig;
 use crate::net::link::LinkChange;
 use crate::net::loss::LossModel;
-use crate::tcp::{Recovery, TcpConfig};
+use crate::tcp::{CwndValidation, Recovery, TcpConfig};
 use crate::units::{Bandwidth, QueueLimit, SimTime};
 use std::collections::HashMap;
 
@@ -253,6 +253,20 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         AccountingName::Payload => crate::tcp::BufferAccounting::Payload,
         AccountingName::Linux => crate::tcp::BufferAccounting::Linux,
     };
+    // `tcp.base_kernel` qualifies the out-of-tree kernel; the upstream profile follows
+    // Linux 6.x whatever it says, so one scenario file runs under both profiles.
+    let profile = s.run.profile.unwrap_or_default();
+    tcp.base_kernel = match (profile, s.tcp.base_kernel.unwrap_or_default()) {
+        (crate::profile::ProfileName::OutOfTree, BaseKernelName::Linux3_14) => crate::tcp::BaseKernel::Linux3_14,
+        _ => crate::tcp::BaseKernel::Linux4,
+    };
+    tcp.cwnd_validation = match s.tcp.cwnd_validation.unwrap_or_else(|| cwnd_validation_default(profile, s.tcp.base_kernel)) {
+        CwndValidationName::Linux3_11 => CwndValidation::Linux3_11,
+        CwndValidationName::Linux3_14 => CwndValidation::Linux3_14,
+        CwndValidationName::Linux4 => CwndValidation::Linux4,
+        CwndValidationName::Linux5_18 => CwndValidation::Linux5_18,
+    };
+    tcp.gso = s.tcp.gso.unwrap_or(true);
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
     if links_spec.is_empty() {
@@ -374,6 +388,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
         let mut cc_params = cc_options(&f, &cc, &c.cc_options)?;
         crate::profile::merge_cc_defaults(profile, &cc, &mut cc_params);
+        base_kernel_cc_defaults(tcp.base_kernel, &cc, &mut cc_params);
         let scheduler = c.scheduler.clone().unwrap_or_else(|| profile.scheduler().into());
         known(&format!("{f}.scheduler"), "scheduler", &scheduler, crate::mptcp::scheduler::REGISTRY.iter().map(|x| x.name))?;
         let scheduler_params = component_options(&f, "scheduler", "scheduler_options", &c.scheduler_options, |p| crate::mptcp::scheduler::check(&scheduler, p).map(|_| ()))?;
@@ -414,6 +429,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
         let mut cc_params = cc_options(&f, &cc, &fl.cc_options)?;
         crate::profile::merge_cc_defaults(profile, &cc, &mut cc_params);
+        base_kernel_cc_defaults(tcp.base_kernel, &cc, &mut cc_params);
         let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
         conns.push(ConnPlan {
@@ -537,4 +553,22 @@ fn stream_app(f: &str, bitrate: &Option<Rate>, frame_rate: Option<f64>, duration
         Some(d) => Some(Stream::frames_in(bps, fps, d.value)),
     };
     Ok(crate::app::App::Stream(Stream::new(bps, fps, frames)))
+}
+
+/// `tcp.cwnd_validation` when the scenario does not say: upstream follows Linux 6.x (the
+/// >= 5.18 form); out_of_tree follows its base kernel (`tcp.base_kernel`, default 4.x).
+pub fn cwnd_validation_default(profile: crate::profile::ProfileName, base: Option<BaseKernelName>) -> CwndValidationName {
+    match (profile, base.unwrap_or_default()) {
+        (crate::profile::ProfileName::Upstream, _) => CwndValidationName::Linux5_18,
+        (_, BaseKernelName::Linux3_14) => CwndValidationName::Linux3_14,
+        (_, BaseKernelName::Linux4) => CwndValidationName::Linux4,
+    }
+}
+
+/// Congestion-control options the base kernel sets unless `cc_options` gives them: Reno
+/// of Linux 3.13-3.17 grows per ACK (`tcp_reno_cong_avoid`, `tcp_cong_avoid_ai(tp, w)`).
+fn base_kernel_cc_defaults(base: crate::tcp::BaseKernel, cc: &str, params: &mut crate::options::Params) {
+    if base == crate::tcp::BaseKernel::Linux3_14 && cc == "reno" && !params.contains_key("growth") {
+        params.insert("growth".into(), crate::options::OptValue::Text("per_ack".into()));
+    }
 }

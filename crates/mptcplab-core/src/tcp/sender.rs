@@ -35,6 +35,46 @@ pub struct TcpConfig {
     pub pacing: bool,
     /// How the receive buffer is charged and advertised.
     pub rcvbuf_accounting: BufferAccounting,
+    /// Which Linux release's `tcp_is_cwnd_limited` / `tcp_cwnd_validate` decides whether
+    /// cwnd may grow.
+    pub cwnd_validation: CwndValidation,
+    /// The socket can GSO (Linux `sk_can_gso`): the 3.x cwnd validations then add their
+    /// GSO clause. Read only by `CwndValidation::Linux3_11` and `Linux3_14`.
+    pub gso: bool,
+    /// The Linux release the out-of-tree MPTCP patches (its release-specific rules).
+    pub base_kernel: BaseKernel,
+}
+
+/// The Linux release an out-of-tree MPTCP patches: 3.14 for v0.89, 4.x for v0.9x.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BaseKernel {
+    Linux3_14,
+    #[default]
+    Linux4,
+}
+
+/// Cwnd validation: when may cwnd grow, and when has the sender used its cwnd (RFC 2861).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndValidation {
+    /// Linux 3.6 to 3.11: as `Linux3_14`, but the GSO clause is `left * mss <
+    /// sk_gso_max_size && left < sk_gso_max_segs` (net/ipv4/tcp_cong.c before "tcp: TSO
+    /// packets automatic sizing", Linux 3.12).
+    Linux3_11,
+    /// Linux 3.12 to 3.15 (3.14 is the base of MPTCP v0.89): `tcp_is_cwnd_limited(sk,
+    /// in_flight)` in tcp_cong.c, called by `tcp_reno_cong_avoid` with the
+    /// `prior_in_flight` that `tcp_ack` took before processing the ACK: limited if
+    /// `in_flight >= cwnd`, or with GSO if `left * tcp_tso_win_divisor (3) < cwnd && left
+    /// < tp->xmit_size_goal_segs`, else if `left <= tcp_max_tso_deferred_mss` (3), where
+    /// `left = cwnd - in_flight`. `tcp_cwnd_validate` (tcp_output.c) counts the network
+    /// as fed fully when `packets_out >= cwnd`. No slow-start allowance.
+    Linux3_14,
+    /// Linux 3.16 to 5.17 (the 4.x of MPTCP v0.9x): `tcp_is_cwnd_limited(sk)` in
+    /// include/net/tcp.h: in slow start `cwnd < 2 * max_packets_out` and nothing else,
+    /// otherwise the `is_cwnd_limited` that `tcp_cwnd_validate` recorded for the window.
+    Linux4,
+    /// Linux >= 5.18 (commit "tcp: fix tcp_cwnd_validate() to not forget
+    /// is_cwnd_limited"): `is_cwnd_limited` first, then the slow-start allowance.
+    Linux5_18,
 }
 
 /// Receive-buffer accounting.
@@ -62,6 +102,9 @@ impl Default for TcpConfig {
             slow_start_after_idle: true,
             pacing: false,
             rcvbuf_accounting: BufferAccounting::Payload,
+            cwnd_validation: CwndValidation::Linux5_18,
+            gso: true,
+            base_kernel: BaseKernel::Linux4,
         }
     }
 }
@@ -435,7 +478,12 @@ impl SubflowTx {
             self.max_packets_seq = self.snd_nxt;
             self.is_cwnd_limited = limited;
         }
-        if self.cwnd_limited() {
+        // Linux 3.14 tcp_cwnd_validate: "Network is feed fully" when packets_out >= cwnd.
+        let fed = match self.cfg.cwnd_validation {
+            CwndValidation::Linux3_11 | CwndValidation::Linux3_14 => self.packets_out >= self.st.cwnd,
+            _ => self.cwnd_limited(),
+        };
+        if fed {
             self.snd_cwnd_used = 0;
             self.snd_cwnd_stamp = now;
         } else {
@@ -454,12 +502,40 @@ impl SubflowTx {
         }
     }
 
-    /// Linux 4.x `tcp_is_cwnd_limited`.
-    fn cwnd_limited(&self) -> bool {
-        if self.is_cwnd_limited {
-            return true;
+    /// `tcp_is_cwnd_limited` of the release `cfg.cwnd_validation` names, as the ACK path
+    /// asks it; `prior_in_flight` is the packets in flight before the ACK (3.14 only).
+    fn cwnd_limited_on_ack(&self, prior_in_flight: u32) -> bool {
+        match self.cfg.cwnd_validation {
+            CwndValidation::Linux3_11 | CwndValidation::Linux3_14 => {
+                let gso_segs = match (self.cfg.gso, self.cfg.cwnd_validation) {
+                    (false, _) => None,
+                    (true, CwndValidation::Linux3_11) => Some(gso_max_segs_3_11(self.cfg.mss)),
+                    (true, _) => Some(xmit_size_goal_segs_3_14(self.st.cwnd, self.packets_out, self.st.srtt, self.cfg.mss, self.snd_wnd)),
+                };
+                cwnd_limited_3_x(self.st.cwnd, prior_in_flight, gso_segs)
+            }
+            _ => self.cwnd_limited(),
         }
-        self.st.in_slow_start() && self.st.cwnd < 2 * self.max_packets_out
+    }
+
+    /// Linux >= 3.16 `tcp_is_cwnd_limited(sk)` (include/net/tcp.h) from the window state
+    /// `tcp_cwnd_validate` records.
+    fn cwnd_limited(&self) -> bool {
+        let slow_start_room = self.st.in_slow_start() && self.st.cwnd < 2 * self.max_packets_out;
+        match self.cfg.cwnd_validation {
+            // 3.16 - 5.17: "If in slow start, ensure cwnd grows to twice what was ACKed."
+            // In slow start that is the whole answer; is_cwnd_limited only outside it.
+            CwndValidation::Linux4 => {
+                if self.st.in_slow_start() {
+                    slow_start_room
+                } else {
+                    self.is_cwnd_limited
+                }
+            }
+            // >= 5.18. (The 3.x forms are answered by `cwnd_limited_on_ack` and
+            // `validate_cwnd` and never ask here.)
+            CwndValidation::Linux5_18 | CwndValidation::Linux3_11 | CwndValidation::Linux3_14 => self.is_cwnd_limited || slow_start_room,
+        }
     }
 
     fn seg_index(&self, seq: u32) -> Result<usize, usize> {
@@ -666,7 +742,7 @@ impl SubflowTx {
             ack_seq: self.snd_una,
             snd_nxt: self.snd_nxt,
             rtt,
-            cwnd_limited: self.cwnd_limited(),
+            cwnd_limited: self.cwnd_limited_on_ack(prior_in_flight),
             paced: false,
             delivered_total: self.delivered,
             delivered_at: self.delivered_at,
@@ -877,6 +953,67 @@ impl SubflowTx {
     }
 }
 
+/// Linux 3.x `tcp_is_cwnd_limited(sk, in_flight)` (net/ipv4/tcp_cong.c, 3.6-3.15):
+/// `in_flight >= cwnd`; or, with GSO, `left * tcp_tso_win_divisor < cwnd` and `left`
+/// below the release's GSO bound (`gso_segs`, None without GSO); or `left <=
+/// tcp_max_tso_deferred_mss` (3, include/net/tcp.h); `left = cwnd - in_flight`.
+/// `tcp_tso_win_divisor` is 3 by default.
+pub fn cwnd_limited_3_x(cwnd: u32, in_flight: u32, gso_segs: Option<u64>) -> bool {
+    const TSO_WIN_DIVISOR: u64 = 3;
+    const MAX_TSO_DEFERRED_MSS: u64 = 3;
+    if in_flight >= cwnd {
+        return true;
+    }
+    let left = (cwnd - in_flight) as u64;
+    if let Some(segs) = gso_segs {
+        if left * TSO_WIN_DIVISOR < cwnd as u64 && left < segs {
+            return true;
+        }
+    }
+    left <= MAX_TSO_DEFERRED_MSS
+}
+
+/// GSO_MAX_SIZE (65 536) and GSO_MAX_SEGS (65 535), the defaults of `sk_gso_max_size`
+/// and `sk_gso_max_segs` that `sk_setup_caps` copies from the device.
+const GSO_MAX_SIZE: u64 = 65_536;
+const GSO_MAX_SEGS: u64 = 65_535;
+
+/// The 3.6-3.11 GSO bound as a segment count: `left * mss < sk_gso_max_size && left <
+/// sk_gso_max_segs` holds exactly for `left < min(ceil(65 536 / mss), 65 535)`.
+pub fn gso_max_segs_3_11(mss: u32) -> u64 {
+    let mss = mss.max(1) as u64;
+    GSO_MAX_SIZE.div_ceil(mss).min(GSO_MAX_SEGS)
+}
+
+/// `tp->xmit_size_goal_segs` as Linux 3.12-3.15 `tcp_xmit_size_goal` (net/ipv4/tcp.c)
+/// sets it; MPTCP v0.89's `mptcp_xmit_size_goal` (mptcp_output.c) calls it on every
+/// subflow when the application writes. The goal is half a millisecond at the pacing
+/// rate `sk_pacing_rate = 2 * mss * max(cwnd, packets_out) / srtt` (twice the delivery
+/// rate; `tcp_update_pacing_rate`, 3.12-3.15): `gso_size = max(rate / 2000,
+/// tcp_min_tso_segs (2) * mss)`, at most `sk_gso_max_size - 1 - hlen` (hlen = 20 B IPv4
+/// + 32 B TCP with timestamps), at most half the peer's largest window
+/// (`tcp_bound_to_half_wnd`), in whole segments. Without an RTT sample Linux does not
+/// divide by srtt, so the goal is the GSO maximum.
+pub fn xmit_size_goal_segs_3_14(cwnd: u32, packets_out: u32, srtt: SimTime, mss: u32, max_window: u64) -> u64 {
+    const MIN_TSO_SEGS: u64 = 2;
+    const HLEN: u64 = 20 + 32;
+    let mss = mss.max(1) as u64;
+    let gso_size = if srtt == SimTime::ZERO {
+        u64::MAX
+    } else {
+        let rate_bps = 2 * mss * cwnd.max(packets_out) as u64 * 1_000_000_000 / srtt.ns().max(1);
+        rate_bps / 2000
+    };
+    let mut goal = gso_size.max(MIN_TSO_SEGS * mss).min(GSO_MAX_SIZE - 1 - HLEN);
+    // tcp_bound_to_half_wnd: cutoff = max_window / 2 once max_window > TCP_MSS_DEFAULT
+    // (536), and never below 68 - tcp_header_len (36 B).
+    let cutoff = if max_window > 536 { max_window >> 1 } else { max_window };
+    if cutoff > 0 && goal > cutoff {
+        goal = cutoff.max(68 - 32);
+    }
+    (goal / mss).min(GSO_MAX_SEGS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1047,5 +1184,103 @@ mod tests {
         assert_eq!(b.rs.delivered, 1);
         // An app-limited sample below the kept rate does not replace it (tcp_rate_gen).
         assert!((t.delivery_rate_bytes_per_sec() - 1e6).abs() < 1e-3, "{}", t.delivery_rate_bytes_per_sec());
+    }
+
+    fn tx_with(v: CwndValidation, gso: bool) -> SubflowTx {
+        let mut t = SubflowTx::new(TcpConfig { mss: 1000, cwnd_validation: v, gso, ..Default::default() }, 0, make_default("reno").unwrap(), SimTime::ZERO);
+        t.st.cwnd = 20;
+        t
+    }
+
+    #[test]
+    fn linux_3_x_counts_a_sender_within_three_packets_of_cwnd_or_inside_the_gso_bound_as_cwnd_limited() {
+        // tcp_is_cwnd_limited (tcp_cong.c, 3.6-3.15): left <= 3, or with GSO left * 3 <
+        // cwnd and left under the release's bound.
+        assert!(cwnd_limited_3_x(20, 20, None));
+        assert!(cwnd_limited_3_x(20, 17, None));
+        assert!(!cwnd_limited_3_x(20, 16, None));
+        let bound = Some(gso_max_segs_3_11(1448)); // 46 segments of 1448 B < 64 KiB
+        assert_eq!(bound, Some(46));
+        assert!(cwnd_limited_3_x(20, 14, bound), "left 6: 18 < 20");
+        assert!(!cwnd_limited_3_x(20, 13, bound), "left 7: 21 >= 20");
+        assert!(!cwnd_limited_3_x(200, 150, bound), "left 50 is past 64 KiB");
+        // 3.12-3.15: the bound is xmit_size_goal_segs, 2 at these rates.
+        assert!(!cwnd_limited_3_x(20, 14, Some(2)), "left 6 >= 2 segments");
+    }
+
+    #[test]
+    fn the_3_14_size_goal_is_half_a_millisecond_at_the_pacing_rate_and_at_least_two_segments() {
+        // 5 Mbit/s-class subflow: cwnd 40, srtt 80 ms -> rate 2 * 1448 * 40 / 0.08 =
+        // 1.448 MB/s, 724 B per half-ms tick -> max(724, 2 * 1448) -> 2 segments.
+        assert_eq!(xmit_size_goal_segs_3_14(40, 40, SimTime::from_ms(80), 1448, u64::MAX), 2);
+        // 1 Gbit/s-class: cwnd 1000, srtt 10 ms -> 289.6 MB/s -> 144 800 B, capped at
+        // 65 535 - 52 = 65 483 B -> 45 segments.
+        assert_eq!(xmit_size_goal_segs_3_14(1000, 1000, SimTime::from_ms(10), 1448, u64::MAX), 45);
+        // Half the peer's window bounds it: 40 000 B window -> 20 000 B -> 13 segments.
+        assert_eq!(xmit_size_goal_segs_3_14(1000, 1000, SimTime::from_ms(10), 1448, 40_000), 13);
+        // No RTT sample yet: the GSO maximum.
+        assert_eq!(xmit_size_goal_segs_3_14(10, 0, SimTime::ZERO, 1448, u64::MAX), 45);
+    }
+
+    #[test]
+    fn reno_grows_in_slow_start_with_half_the_window_idle_under_4x_and_not_under_3_14() {
+        // 12 of 20 packets in flight, no loss (ssthresh infinite): 4.x allows growth up to
+        // 2 x max_packets_out = 24; 3.x sees left = 8 (> 3, and 24 >= 20 with GSO).
+        for (v, grows) in [(CwndValidation::Linux4, true), (CwndValidation::Linux5_18, true), (CwndValidation::Linux3_14, false), (CwndValidation::Linux3_11, false)] {
+            let mut t = tx_with(v, true);
+            send_n(&mut t, 12, SimTime::ZERO);
+            t.validate_cwnd(SimTime::ZERO, false, false);
+            let ack = t.snd_una.wrapping_add(2000);
+            t.on_ack(SimTime::from_ms(50), ack, &[], &Coupling::alone());
+            assert_eq!(t.st.cwnd > 20, grows, "{v:?}: cwnd {}", t.st.cwnd);
+        }
+    }
+
+    #[test]
+    fn linux_4_slow_start_ignores_is_cwnd_limited_once_cwnd_is_twice_the_window_and_5_18_does_not() {
+        for (v, grows) in [(CwndValidation::Linux4, false), (CwndValidation::Linux5_18, true)] {
+            let mut t = tx_with(v, true);
+            send_n(&mut t, 20, SimTime::ZERO);
+            t.validate_cwnd(SimTime::ZERO, true, false); // cwnd-limited window of 20
+            t.st.cwnd = 50; // >= 2 x max_packets_out, still in slow start
+            let ack = t.snd_una.wrapping_add(1000);
+            t.on_ack(SimTime::from_ms(50), ack, &[], &Coupling::alone());
+            assert_eq!(t.st.cwnd > 50, grows, "{v:?}: cwnd {}", t.st.cwnd);
+        }
+    }
+
+    #[test]
+    fn rfc2861_decay_hits_a_sender_short_of_cwnd_under_3_14_but_not_one_4x_slow_start_counts_as_limited() {
+        // 18 of 20 packets out for more than an RTO (1 s before any sample): 3.14
+        // tcp_cwnd_validate sees packets_out < cwnd and tcp_cwnd_application_limited
+        // sets cwnd = (20 + 18) / 2; 4.x slow start has 20 < 2 x 18 and keeps 20.
+        for (v, cwnd) in [(CwndValidation::Linux3_14, 19), (CwndValidation::Linux4, 20)] {
+            let mut t = tx_with(v, true);
+            send_n(&mut t, 18, SimTime::ZERO);
+            t.validate_cwnd(SimTime::ZERO, false, false);
+            t.validate_cwnd(SimTime::from_ms(1100), false, false);
+            assert_eq!(t.st.cwnd, cwnd, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn after_idle_cwnd_restarts_and_the_srtt_the_scheduler_reads_stays_as_last_sampled() {
+        // tcp_cwnd_restart (tcp_output.c, 3.14 and 4.x alike): idle longer than the RTO
+        // halves cwnd once per RTO down to min(IW, cwnd); no RTT sample, so srtt, which
+        // the minRTT scheduler compares, keeps its last value.
+        let mut t = tx_with(CwndValidation::Linux3_14, true);
+        t.st.cwnd = 80;
+        send_n(&mut t, 1, SimTime::ZERO);
+        let nxt = t.snd_nxt;
+        t.on_ack(SimTime::from_ms(300), nxt, &[], &Coupling::alone());
+        let srtt = t.st.srtt;
+        assert_eq!(srtt, SimTime::from_ms(300));
+        let rto = t.rto;
+        let cwnd = t.st.cwnd;
+        // Idle for 2.5 RTOs after the last send at 0: two halvings.
+        let now = SimTime::from_ns(rto.ns() * 5 / 2);
+        t.send_new(now, 1000, 1000);
+        assert_eq!(t.st.cwnd, (cwnd >> 2).max(10), "cwnd {cwnd} rto {rto:?}");
+        assert_eq!(t.st.srtt, srtt);
     }
 }
