@@ -282,3 +282,26 @@ def test_the_matrix_flags_belong_to_the_matrix_form():
     assert proc.returncode == 2 and proc.stderr.strip().startswith("error: --family:")
     proc = run_cli("validate", "--stored-only")
     assert proc.returncode == 2 and "--stored-only" in proc.stderr
+
+
+KERNEL_DATA = REPO / "docs" / "validate" / "kernel"
+
+
+@pytest.mark.parametrize("family", ["bounded-buffer", "lossy-start"])
+def test_the_committed_kernel_runs_cover_the_family_and_match_its_scenarios(family):
+    """Every point, CC and seed of the family has a stored kernel run of the scenario as
+    it is now (a changed scenario file or override makes its runs stale and fails here),
+    with the integrity check passed and the hosts' counters kept."""
+    store = val.KernelStore(KERNEL_DATA)
+    for p in val.FAMILIES[family]:
+        base = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml")
+        for fld, v in p.overrides:
+            base = base.with_(fld, v)
+        for cc in p.ccs:
+            scn = base.with_duration(p.duration_s).with_("connections[0].cc", cc)
+            for seed in range(1, p.reps + 1):
+                fig = store.get(p, cc, seed, scn.to_toml())
+                assert fig is not None, f"{family}/{p.label}/{cc} seed {seed}: no stored run of this scenario"
+                assert set(fig["integrity"].values()) <= {"ok", "ok (prefix: aborted close)"}
+                assert fig["goodput_mbps"] > 0 and abs(sum(fig["shares"].values()) - 1) < 1e-6
+                assert "netstat" in fig and (p.bin_s is None or len(fig["bins"]) == int(p.duration_s / p.bin_s))
