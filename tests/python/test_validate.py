@@ -48,6 +48,7 @@ def test_the_table_names_each_miss_and_ends_with_the_worst_ratio(tmp_path):
     lines = rep.text().splitlines()
     row = {x.split()[0]: x for x in lines if x[:2] in ("a ", "b ", "c ")}
     assert row["a"].endswith(" ok") and "1.00 [" in row["a"] and "p0 +0.0 ± " in row["a"]
+    assert "10.00 (n = 1)" in row["a"] and "9.50 ± " not in row["a"]  # identical sim runs: n = 1, not ± 0
     assert row["b"].endswith("MISS (ratio, shares)") and "p0 +40.0" in row["b"] and "p1 -40.0" in row["b"]
     assert row["c"].endswith("MISS (ratio)") and "1.20 [1.20, 1.20]" in row["c"]
     # 0.80 is farther from 1 than 1.20 on a log scale (|ln 0.8| = 0.22 > |ln 1.2| = 0.18)

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..scenario import Scenario
-from ..stats import diff_ci, mean_ci, t_quantile
+from ..stats import diff_ci, mean_ci, same_in_all_runs, t_quantile
 
 __all__ = ["MATRIX", "QUICK_MATRIX", "KNOWN_GAPS", "RATIO_RANGE", "SHARE_POINTS", "ValidateReport",
            "known_gaps", "ratio_ci", "run_validate", "sim_side", "upstream_profile_available"]
@@ -442,7 +442,8 @@ class ValidateReport:
                "duration per point as the family sets them (docs/kernel.md)"),
             self.meta["profile"],
             "ratio = mean sim goodput / mean kernel goodput [95 % delta-method interval]; share Δ = sim − kernel "
-            "share of the connection's acked bytes, points ± 95 % CI; RTT = byte-weighted mean SRTT",
+            "share of the connection's acked bytes, points ± 95 % CI; RTT = byte-weighted mean SRTT; "
+            "n = 1: every simulator run gave the same goodput (no loss or jitter to vary it)",
         ]
         rows = []
         table_rows = self.table()
@@ -451,8 +452,11 @@ class ValidateReport:
             shares = ", ".join(f"{p} {_signed(v)}" for p, v in f["share_diff_points"].items())
             verdict = "ok" if f["ratio_ok"] and f["shares_ok"] else "MISS (" + ", ".join(
                 x for x, ok in (("ratio", f["ratio_ok"]), ("shares", f["shares_ok"])) if not ok) + ")"
+            row = next(r for r in self.rows if r.scenario == f["scenario"] and r.cc == f["cc"])
+            sim_cell = (f"{f['goodput_sim_mbps'][0]:.2f} (n = 1)" if same_in_all_runs(row.goodputs("sim"))
+                        else _pm(f["goodput_sim_mbps"]))
             rows.append([
-                f["scenario"], f["cc"], _pm(f["goodput_sim_mbps"]), _pm(f["goodput_kernel_mbps"]),
+                f["scenario"], f["cc"], sim_cell, _pm(f["goodput_kernel_mbps"]),
                 f"{f['ratio']:.2f} [{f['ratio_lo']:.2f}, {f['ratio_hi']:.2f}]", shares,
                 _pm(f["rtt_sim_ms"], 1), _pm(f["rtt_kernel_ms"], 1), verdict,
             ] + ([_modes(f["modes_kernel_mbps"])] if bimodal else []))
