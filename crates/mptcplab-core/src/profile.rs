@@ -180,8 +180,8 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
     },
     Gap {
         name: "receive_prune",
-        kernel: "each subflow charges what it holds (skb truesize) to its own sk_rcvbuf until the MPTCP socket pulls it, and the pull stops while the MPTCP socket's memory is above its buffer; the subflows advertise the MPTCP socket's window, which never shrinks: a subflow past its buffer prunes and drops (tcp_data_queue, tcp_try_rmem_schedule, tcp_prune_queue: TCPRcvQDrop, TCPOFODrop), the dropped tail ends in RTOs (docs/research/upstream-receive-prune.md)",
-        sim: "the receiver never drops: a bounded receive buffer only closes the window. The kernel's bounded-buffer runs split into a drop mode (1-4 Mbit/s in seed 001 topology 1 with 200 KB) and a clean mode the simulator follows",
+        kernel: "a receive deadlock, then prune drops: each subflow charges what it holds (skb truesize) to its own sk_rcvbuf until the MPTCP socket pulls it, and the pull stops once the MPTCP socket's memory is above its buffer without looking at the next segment; when a window's worth of out-of-order data (truesize) ends even one byte over the buffer, the segment that fills the hole is never pulled and nothing more is delivered; the MPTCP retransmit timer then re-sends the head on a fast subflow until that subflow prunes and drops (tcp_data_queue, tcp_try_rmem_schedule: TCPRcvQDrop, TCPOFODrop) and its sender times out. Measured on 6.18 with bpftrace: docs/research/upstream-receive-deadlock-measured.md",
+        sim: "the receiver never drops and always takes the hole-filling segment: a bounded receive buffer only closes the window. The kernel's bounded-buffer runs split into a deadlocked mode (0.2-4 Mbit/s over 60 s in seed 001 topology 1 with 100-200 KB, depending on when the deadlock comes) and a clean mode the simulator follows",
     },
     Gap {
         name: "initial_receive_window",
