@@ -249,6 +249,58 @@ class Scenario:
         )
         return f"Scenario({self.name!r}{', ' + counts if counts else ''})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's display: name, description, run settings, links, paths, connections
+        and background flows as written (fields left out show as a dash: the core's
+        defaults apply). Text is escaped; no scripts."""
+        from . import _html as h
+
+        d = self._data
+
+        def rows(key: str) -> list[Mapping[str, Any]]:
+            items = d.get(key)
+            return [x for x in items if isinstance(x, Mapping)] if isinstance(items, list) else []
+
+        run = d.get("run") if isinstance(d.get("run"), Mapping) else {}
+        parts = [h.fields([
+            ("duration", run.get("duration")), ("seed", run.get("seed")),
+            ("sample interval", run.get("sample_interval")),
+            ("profile", run.get("profile", "out_of_tree (default)")),
+            *([("source", self.source)] if self.source else []),
+        ])]
+        links = rows("links")
+        if links:
+            parts += [h.heading(f"links ({len(links)})"), h.table(
+                ["name", "rate", "delay", "queue", "loss", "schedule"],
+                [[x.get("name"), x.get("rate"), x.get("delay"), x.get("queue"),
+                  x.get("loss_model", x.get("loss")),
+                  f"{len(x['schedule'])} steps" if isinstance(x.get("schedule"), list) else None]
+                 for x in links])]
+        paths = rows("paths")
+        if paths:
+            parts += [h.heading(f"paths ({len(paths)})"), h.table(
+                ["name", "links", "backup"],
+                [[x.get("name"), ", ".join(map(str, x.get("links") or [])), x.get("backup")] for x in paths])]
+        conns = rows("connections")
+        if conns:
+            parts += [h.heading(f"connections ({len(conns)})"), h.table(
+                ["name", "paths", "cc", "scheduler", "path manager", "send buffer", "receive buffer", "app"],
+                [[x.get("name"), x.get("paths"), x.get("cc"), x.get("scheduler"), x.get("path_manager"),
+                  x.get("send_buffer"), x.get("receive_buffer"), x.get("app")] for x in conns])]
+        flows = rows("flows")
+        if flows:
+            parts += [h.heading(f"TCP flows ({len(flows)})"), h.table(
+                ["name", "path", "cc", "start", "app"],
+                [[x.get("name"), x.get("path"), x.get("cc"), x.get("start"), x.get("app")] for x in flows])]
+        hosts = rows("hosts")
+        if hosts:
+            parts += [h.heading(f"hosts ({len(hosts)})"), h.table(
+                ["name", "ISPs"],
+                [[x.get("name"), ", ".join(str(i.get("name")) for i in x.get("isps") or [] if isinstance(i, Mapping))]
+                 for x in hosts])]
+        desc = d.get("description")
+        return h.wrap(f"Scenario {self.name}", desc if isinstance(desc, str) else None, parts)
+
 
 def bench_names() -> list[str]:
     return sorted(p.stem for p in (_DATA / "bench").glob("*.toml"))
