@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _core
-from ._toml import dumps as _toml_dumps
 from .errors import ScenarioError, core_errors
 
 __all__ = ["Scenario", "PathLike"]
@@ -171,9 +170,12 @@ class Scenario:
 
 
     def to_toml(self) -> str:
-        """The scenario as TOML text; `Scenario.from_toml(s.to_toml())` gives back `s`."""
+        """The scenario as TOML text (written by tomli-w); `Scenario.from_toml(s.to_toml())`
+        gives back `s`. Not a hash input: `sha256()` and stored kernel runs hash the data."""
+        import tomli_w  # first use only: `import mptcplab` stays light
+
         _check_json_safe(self._data, "")
-        return _toml_dumps(self._data)
+        return tomli_w.dumps(self._data, indent=2)
 
     def sha256(self) -> str:
         """SHA-256 of `to_json()`: identifies the exact input of a run."""
