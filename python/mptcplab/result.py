@@ -257,6 +257,23 @@ class Result:
             f"flows={self.num_rows('summary')}, {self.timeseries!r})"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter's display: scenario name, seed, version, simulated duration, the
+        per-flow and per-subflow summaries and the run's meta. Text is escaped; no scripts."""
+        from . import _html as h
+
+        meta = self.meta
+        first = ("seed", "version", "duration_s", "backend")
+        head = [(k, meta[k]) for k in first if k in meta]
+        rest = sorted(((k, v) for k, v in meta.items() if k not in first), key=lambda kv: kv[0])  # sorted like a saved meta.json
+        parts = [h.fields(head),
+                 h.heading(f"flows ({self.num_rows('summary')})"), h.frame(self.summary),
+                 h.heading(f"subflows ({self.num_rows('subflow_summary')})"), h.frame(self.subflow_summary),
+                 h.heading("meta"), h.fields(rest)]
+        name = meta.get("scenario_name", self.scenario.name)
+        desc = self.scenario.to_dict().get("description")
+        return h.wrap(f"Result of {name}", desc if isinstance(desc, str) else None, parts)
+
     # -- persistence -----------------------------------------------------------------------
     def save(self, directory: PathLike) -> Path:
         """Write `<table>.parquet` for every table, `scenario.toml` and `meta.json`

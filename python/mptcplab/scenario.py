@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _core
-from ._toml import dumps as _toml_dumps
 from .errors import ScenarioError, core_errors
 
 __all__ = ["Scenario", "PathLike"]
@@ -171,9 +170,12 @@ class Scenario:
 
 
     def to_toml(self) -> str:
-        """The scenario as TOML text; `Scenario.from_toml(s.to_toml())` gives back `s`."""
+        """The scenario as TOML text (written by tomli-w); `Scenario.from_toml(s.to_toml())`
+        gives back `s`. Not a hash input: `sha256()` and stored kernel runs hash the data."""
+        import tomli_w  # first use only: `import mptcplab` stays light
+
         _check_json_safe(self._data, "")
-        return _toml_dumps(self._data)
+        return tomli_w.dumps(self._data, indent=2)
 
     def sha256(self) -> str:
         """SHA-256 of `to_json()`: identifies the exact input of a run."""
@@ -248,6 +250,58 @@ class Scenario:
             if isinstance(self._data.get(k), list) and self._data[k]
         )
         return f"Scenario({self.name!r}{', ' + counts if counts else ''})"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: name, description, run settings, links, paths, connections
+        and background flows as written (fields left out show as a dash: the core's
+        defaults apply). Text is escaped; no scripts."""
+        from . import _html as h
+
+        d = self._data
+
+        def rows(key: str) -> list[Mapping[str, Any]]:
+            items = d.get(key)
+            return [x for x in items if isinstance(x, Mapping)] if isinstance(items, list) else []
+
+        run = d.get("run") if isinstance(d.get("run"), Mapping) else {}
+        parts = [h.fields([
+            ("duration", run.get("duration")), ("seed", run.get("seed")),
+            ("sample interval", run.get("sample_interval")),
+            ("profile", run.get("profile", "out_of_tree (default)")),
+            *([("source", self.source)] if self.source else []),
+        ])]
+        links = rows("links")
+        if links:
+            parts += [h.heading(f"links ({len(links)})"), h.table(
+                ["name", "rate", "delay", "queue", "loss", "schedule"],
+                [[x.get("name"), x.get("rate"), x.get("delay"), x.get("queue"),
+                  x.get("loss_model", x.get("loss")),
+                  f"{len(x['schedule'])} steps" if isinstance(x.get("schedule"), list) else None]
+                 for x in links])]
+        paths = rows("paths")
+        if paths:
+            parts += [h.heading(f"paths ({len(paths)})"), h.table(
+                ["name", "links", "backup"],
+                [[x.get("name"), ", ".join(map(str, x.get("links") or [])), x.get("backup")] for x in paths])]
+        conns = rows("connections")
+        if conns:
+            parts += [h.heading(f"connections ({len(conns)})"), h.table(
+                ["name", "paths", "cc", "scheduler", "path manager", "send buffer", "receive buffer", "app"],
+                [[x.get("name"), x.get("paths"), x.get("cc"), x.get("scheduler"), x.get("path_manager"),
+                  x.get("send_buffer"), x.get("receive_buffer"), x.get("app")] for x in conns])]
+        flows = rows("flows")
+        if flows:
+            parts += [h.heading(f"TCP flows ({len(flows)})"), h.table(
+                ["name", "path", "cc", "start", "app"],
+                [[x.get("name"), x.get("path"), x.get("cc"), x.get("start"), x.get("app")] for x in flows])]
+        hosts = rows("hosts")
+        if hosts:
+            parts += [h.heading(f"hosts ({len(hosts)})"), h.table(
+                ["name", "ISPs"],
+                [[x.get("name"), ", ".join(str(i.get("name")) for i in x.get("isps") or [] if isinstance(i, Mapping))]
+                 for x in hosts])]
+        desc = d.get("description")
+        return h.wrap(f"Scenario {self.name}", desc if isinstance(desc, str) else None, parts)
 
 
 def bench_names() -> list[str]:

@@ -236,11 +236,12 @@ def test_the_kernel_store_keeps_a_run_whole_and_ignores_one_of_another_scenario(
     store = val.KernelStore(tmp_path)
     p = _store_point()
     fig = {"goodput_mbps": 9.0, "shares": {"p0": 1.0}, "rtt_ms": 21.0}
-    path = store.put(p, "cubic", 1, "toml-a", fig, {"kernel": "6.18"})
+    a = Scenario.from_dict({"name": "a", "run": {"duration": "2 s"}})
+    path = store.put(p, "cubic", 1, a, fig, {"kernel": "6.18"})
     assert path == tmp_path / "core" / "rate-limited-20ms" / "cubic" / "seed-1.json"
-    assert store.get(p, "cubic", 1, "toml-a") == fig
-    assert store.get(p, "cubic", 1, "toml-b") is None  # the scenario changed: stale
-    assert store.get(p, "cubic", 2, "toml-a") is None
+    assert store.get(p, "cubic", 1, a) == fig
+    assert store.get(p, "cubic", 1, a.with_duration("3 s")) is None  # the scenario changed: stale
+    assert store.get(p, "cubic", 2, a) is None
     assert not list(tmp_path.rglob("*.tmp"))
 
 
@@ -258,7 +259,7 @@ def test_stored_only_compares_the_simulator_with_stored_kernel_runs_without_root
     store = val.KernelStore(tmp_path / "kd")
     sim_scn, _ = val.sim_side(scn)
     for seed in (1, 2):
-        store.put(p, "cubic", seed, scn.to_toml(), val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {})
+        store.put(p, "cubic", seed, scn, val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {})
     rep = val.run_validate(matrix=[("rate-limited-20ms", ("cubic",))], reps=2, duration=2.0,
                            kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None)
     (f,) = rep.table()
@@ -301,7 +302,7 @@ def test_the_committed_kernel_runs_cover_the_family_and_match_its_scenarios(fami
         for cc in p.ccs:
             scn = base.with_duration(p.duration_s).with_("connections[0].cc", cc)
             for seed in range(1, p.reps + 1):
-                fig = store.get(p, cc, seed, scn.to_toml())
+                fig = store.get(p, cc, seed, scn)
                 assert fig is not None, f"{family}/{p.label}/{cc} seed {seed}: no stored run of this scenario"
                 assert set(fig["integrity"].values()) <= {"ok", "ok (prefix: aborted close)"}
                 assert fig["goodput_mbps"] > 0 and abs(sum(fig["shares"].values()) - 1) < 1e-6

@@ -613,9 +613,9 @@ class KernelStore:
     stops (Ctrl-C, a crash, the end of a session) resumes where it stopped.
 
     Layout: DIR/<family>/<label>/<cc>/seed-<n>.json holding the run's figures, the
-    sha256 of the kernel-side scenario (TOML) it ran, the kernel release, the mptcplab
-    version and the date. A stored run whose scenario hash differs is stale: it is not
-    used, and a kernel run replaces it."""
+    sha256 of the kernel-side scenario it ran (`digest`: its data as canonical JSON), the
+    kernel release, the mptcplab version and the date. A stored run whose scenario hash
+    differs is stale: it is not used, and a kernel run replaces it."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -625,12 +625,17 @@ class KernelStore:
         return self.root / point.family / safe / cc / f"seed-{seed}.json"
 
     @staticmethod
-    def digest(toml: str) -> str:
+    def digest(scenario: Scenario) -> str:
+        """sha256 of the scenario's data as canonical JSON (keys sorted, no spaces), so
+        that the key depends on the data only, not on how a TOML writer lays it out
+        (until issue 15 it hashed `to_toml()`; the stored runs were re-keyed then)."""
         import hashlib
 
-        return hashlib.sha256(toml.encode("utf-8")).hexdigest()
+        data = json.loads(scenario.to_json())  # to_json refuses NaN and dates, naming the field
+        canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
-    def get(self, point: Point, cc: str, seed: int, toml: str) -> dict[str, Any] | None:
+    def get(self, point: Point, cc: str, seed: int, scenario: Scenario) -> dict[str, Any] | None:
         path = self.path(point, cc, seed)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -638,15 +643,16 @@ class KernelStore:
             return None
         except (OSError, ValueError) as err:
             raise ScenarioError("--kernel-data", f"cannot read '{path}': {err}") from None
-        if data.get("scenario_sha256") != self.digest(toml):
+        if data.get("scenario_sha256") != self.digest(scenario):
             return None
         return dict(data["figures"])
 
-    def put(self, point: Point, cc: str, seed: int, toml: str, figures: dict[str, Any], meta: dict[str, Any]) -> Path:
+    def put(self, point: Point, cc: str, seed: int, scenario: Scenario, figures: dict[str, Any],
+            meta: dict[str, Any]) -> Path:
         path = self.path(point, cc, seed)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = {"kind": "validate-kernel-run", "family": point.family, "label": point.label, "cc": cc, "seed": seed,
-                "scenario_sha256": self.digest(toml), **meta, "figures": _plain(figures)}
+                "scenario_sha256": self.digest(scenario), **meta, "figures": _plain(figures)}
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1, default=_plain_default) + "\n", encoding="utf-8")
         tmp.replace(path)  # atomic: a run is stored whole or not at all
@@ -758,15 +764,14 @@ def run_validate(
             scn = base.with_duration(dur).with_("connections[0].cc", cc)
             for i, _f in enumerate(scn.to_dict().get("flows") or []):
                 scn = scn.with_(f"flows[{i}].cc", cc)
-            toml = scn.to_toml()
-            scenarios[f"{p.label}/{cc}"] = toml
+            scenarios[f"{p.label}/{cc}"] = scn.to_toml()
             sim_scn, _ = sim_side(scn, profile)
             runs: dict[str, list[dict[str, Any]]] = {"sim": [], "kernel": []}
             for seed in range(1, n + 1):
                 runs["sim"].append({"seed": seed, **run_figures(simulate(sim_scn, seed=seed), p.bin_s, dur)})
                 done += 1
             for seed in range(1, n + 1):
-                stored = store.get(p, cc, seed, toml) if store is not None else None
+                stored = store.get(p, cc, seed, scn) if store is not None else None
                 if stored is None:
                     if stored_only:
                         raise ScenarioError("--kernel-data", f"no stored kernel run for {p.family}/{p.label}/{cc} "
@@ -776,7 +781,7 @@ def run_validate(
                         f"{time.monotonic() - t_start:.0f} s)")
                     stored = run_figures(run_kernel(scn, seed=seed, drain_s=DRAIN_S), p.bin_s, dur)
                     if store is not None:
-                        store.put(p, cc, seed, toml, stored, {
+                        store.put(p, cc, seed, scn, stored, {
                             "kernel": kernel_release, "version": __version__, "duration_s": dur,
                             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
                 runs["kernel"].append({"seed": seed, **stored})
