@@ -23,7 +23,9 @@ has one, else from `KNOWN_GAPS` below.
 """
 from __future__ import annotations
 
+import bisect
 import csv
+import dataclasses
 import json
 import math
 import sys
@@ -270,13 +272,8 @@ def goodput_bins(result: Any, flow: str, bin_s: float, duration_s: float) -> lis
     vals = [float(v) for v in ts["bytes_delivered"]]
 
     def at(t: float) -> float:
-        best = 0.0
-        for tt, v in zip(times, vals):
-            if tt <= t + 1e-9:
-                best = v
-            else:
-                break
-        return best
+        k = bisect.bisect_right(times, t + 1e-9)
+        return vals[k - 1] if k else 0.0
 
     n = int(duration_s / bin_s + 1e-9)
     return [(at((k + 1) * bin_s) - at(k * bin_s)) * 8 / bin_s / 1e6 for k in range(n)]
@@ -448,11 +445,10 @@ class ValidateReport:
         rows = []
         table_rows = self.table()
         bimodal = any(len(f["modes_kernel_mbps"]) > 1 for f in table_rows)
-        for f in table_rows:
+        for row, f in zip(self.rows, table_rows):
             shares = ", ".join(f"{p} {_signed(v)}" for p, v in f["share_diff_points"].items())
             verdict = "ok" if f["ratio_ok"] and f["shares_ok"] else "MISS (" + ", ".join(
                 x for x, ok in (("ratio", f["ratio_ok"]), ("shares", f["shares_ok"])) if not ok) + ")"
-            row = next(r for r in self.rows if r.scenario == f["scenario"] and r.cc == f["cc"])
             sim_cell = (f"{f['goodput_sim_mbps'][0]:.2f} (n = 1)" if same_in_all_runs(row.goodputs("sim"))
                         else _pm(f["goodput_sim_mbps"]))
             rows.append([
@@ -477,8 +473,8 @@ class ValidateReport:
                 brows, right={3, 4, 5})
         gaps = [f"known gaps ({self.gaps_source}):"] + [f"  - {_gap(g)}" for g in self.gaps]
         n = len(self.rows)
-        n_ratio = sum(f["ratio_ok"] for f in self.table())
-        n_share = sum(f["shares_ok"] for f in self.table())
+        n_ratio = sum(f["ratio_ok"] for f in table_rows)
+        n_share = sum(f["shares_ok"] for f in table_rows)
         w = self.worst()
         tail = [f"{n_ratio} of {n} ratios within {RATIO_RANGE[0]:g}–{RATIO_RANGE[1]:g}; shares within "
                 f"±{SHARE_POINTS:g} points in {n_share} of {n}"]
@@ -676,7 +672,7 @@ def select_points(families: Sequence[str] | None = None, only: str | None = None
         for p in pts:
             ccs = tuple(cc for cc in p.ccs if only in f"{p.label}/{cc}")
             if ccs:
-                kept.append(Point(p.family, p.label, p.scenario, ccs, p.overrides, p.duration_s, p.reps, p.bin_s))
+                kept.append(dataclasses.replace(p, ccs=ccs))
         if not kept:
             raise ScenarioError("--only", f"no point of the matrix matches {only!r}")
         pts = kept

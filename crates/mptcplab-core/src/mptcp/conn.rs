@@ -1562,8 +1562,7 @@ impl Connection {
         if self.rcv.occupancy() > self.rcv.rcvbuf.max(self.cfg.tcp.mss as u64) {
             return Err(format!("{}: receive buffer holds {} > {}", self.cfg.name, self.rcv.occupancy(), self.rcv.rcvbuf));
         }
-        let limit = if self.snd.frag_charge { up::msk_write_limit(self.snd.data_una, self.snd.sndbuf) } else { self.snd.data_una + self.snd.sndbuf };
-        if self.snd.written > limit {
+        if self.snd.written > self.snd.write_limit() {
             return Err(format!("{}: send buffer over its bound", self.cfg.name));
         }
         if self.rcv.beyond_window > 0 {

@@ -62,17 +62,24 @@ impl MetaSender {
         MetaSender { written: 0, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new(), frag_charge: false, nospace: false }
     }
 
+    /// The highest data sequence the buffer can hold now: `sndbuf` bytes past `data_una`,
+    /// or under `frag_charge` the end of the page frag where the charge reaches `sndbuf`.
+    pub fn write_limit(&self) -> u64 {
+        if self.frag_charge {
+            upstream::msk_write_limit(self.data_una, self.sndbuf)
+        } else {
+            self.data_una + self.sndbuf
+        }
+    }
+
     /// Free space in the send buffer (it holds what is written and not DATA_ACKed).
     pub fn free_space(&self) -> u64 {
-        if !self.frag_charge {
-            return (self.data_una + self.sndbuf).saturating_sub(self.written);
-        }
         // `mptcp_send_limit`: nothing while the writer sleeps or once `sk_wmem_queued >=
         // sk_sndbuf`; else up to the end of the page frag where it reaches `sk_sndbuf`.
-        if self.nospace || upstream::msk_wmem_queued(self.data_una, self.written) >= self.sndbuf {
+        if self.frag_charge && (self.nospace || upstream::msk_wmem_queued(self.data_una, self.written) >= self.sndbuf) {
             return 0;
         }
-        upstream::msk_write_limit(self.data_una, self.sndbuf).saturating_sub(self.written)
+        self.write_limit().saturating_sub(self.written)
     }
 
     /// Under `frag_charge`: a writer that wants more and finds no space goes to sleep
