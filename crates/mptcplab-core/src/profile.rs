@@ -94,6 +94,14 @@ impl ProfileName {
             ProfileName::Upstream => crate::scenario::AccountingName::Payload,
         }
     }
+    /// `tcp.receive_memory` when the scenario does not say: upstream holds skbs as Linux
+    /// 6.x does (mptcp/rcvmem.rs); out_of_tree keeps the window-only receiver.
+    pub fn receive_memory(self) -> crate::scenario::ReceiveMemoryName {
+        match self {
+            ProfileName::OutOfTree => crate::scenario::ReceiveMemoryName::Window,
+            ProfileName::Upstream => crate::scenario::ReceiveMemoryName::Skb,
+        }
+    }
     /// Congestion-control options the profile sets for `cc` unless `cc_options` gives
     /// them (Linux values of the kernel the profile follows).
     pub fn cc_defaults(self, cc: &str) -> &'static [(&'static str, i64)] {
@@ -152,6 +160,8 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "connections[].penalisation", value: "false", source: "not in upstream (out-of-tree mptcp_rcv_buf_optimization)" },
             Setting { field: "connections[].send_buffer", value: "auto: tcp_wmem[0] + sum of the subflows' sk_sndbuf, each tcp_sndbuf_expand-ed (a given send_buffer locks it, SO_SNDBUF)", source: "protocol.h __mptcp_sync_sndbuf; tcp_input.c tcp_sndbuf_expand, tcp_should_expand_sndbuf" },
             Setting { field: "tcp.receive_buffer_accounting", value: "payload: the kernel backend calibrates SO_RCVBUF so the largest window is the buffer", source: "tcp_win_from_space with scaling_ratio (Linux >= 6.6)" },
+            Setting { field: "tcp.receive_memory", value: "skb: truesize per skb (kmalloc buckets 832 / 1 280 / 2 304 B), window = (sk_rcvbuf - rmem) x payload/truesize aligned to the scale, the MPTCP socket pulls from a subflow only while rmem <= sk_rcvbuf, a subflow over its buffer drops", source: "mptcp_space, __tcp_select_window, __mptcp_move_skbs_from_subflow, mptcp_data_queue_ofo, tcp_data_queue, tcp_can_ingest (6.18); measured: docs/research/upstream-receive-deadlock-measured.md" },
+            Setting { field: "(stack) data segments", value: "payload = tcp.mss - 24 (1 424 B at the default 1 448: the DSS option with a 4-byte DATA_ACK and an 8-byte DSN); a segment fills whatever window is open (no MPTCP-level SWS avoidance)", source: "options.c mptcp_established_options_dss, tcp_current_mss; protocol.c mptcp_check_allowed_size" },
             Setting { field: "tcp.cwnd_validation", value: "linux_5_18: is_cwnd_limited, or in slow start cwnd < 2 x max_packets_out", source: "include/net/tcp.h tcp_is_cwnd_limited (Linux >= 5.18)" },
             Setting { field: "cc_options (bbr, coupled_bbr)", value: "ack_aggregation = true, pacing_margin_percent = 1, min_rtt_strict = true", source: "tcp_bbr.c (Linux >= 5.10)" },
             Setting { field: "cc_options (scalable)", value: "ai_cnt = 100", source: "tcp_scalable.c (Linux >= 5.7)" },
@@ -174,14 +184,14 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
         sim: "a fixed receive buffer, receive_buffer or 6 MiB (tcp_rmem[2]) from the start: early in a connection the kernel's window is smaller",
     },
     Gap {
-        name: "scaling_ratio",
-        kernel: "the advertised window is free space times the measured payload/truesize ratio (tcp_win_from_space, Linux >= 6.6)",
-        sim: "payload accounting (the kernel backend calibrates SO_RCVBUF to it) or `linux` accounting (tcp_adv_win_scale = 1)",
+        name: "receive_deadlock_fill",
+        kernel: "the receive deadlock (docs/research/upstream-receive-deadlock-measured.md): a slow-path segment holds the MPTCP left edge about 190 ms (100 ms path delay plus about 90 ms after later DSNs left on the fast subflows, rule M6), so the fast subflows deliver the whole window out of order; a fill whose skbs end even 1 B over sk_rcvbuf (141 x 2 304 + 1 280 = sk_rcvbuf + 30 at 200 KB) is never drained, and 4 of 53 measured fills did",
+        sim: "the receive memory is modelled (tcp.receive_memory = \"skb\": truesize skbs, the blind pull gate, no exit, subflow drops; mptcp/rcvmem.rs), but its fills stop short of the buffer (seed 001 topology 1, fast path first, 200 KB: at most 292 608 B = 127 skbs against 326 114), so it never deadlocks there and follows the kernel's clean mode; why the simulator's left-edge segment waits less (M6) is not yet traced",
     },
     Gap {
-        name: "receive_prune",
-        kernel: "a receive deadlock, then prune drops: each subflow charges what it holds (skb truesize) to its own sk_rcvbuf until the MPTCP socket pulls it, and the pull stops once the MPTCP socket's memory is above its buffer without looking at the next segment; when a window's worth of out-of-order data (truesize) ends even one byte over the buffer, the segment that fills the hole is never pulled and nothing more is delivered; the MPTCP retransmit timer then re-sends the head on a fast subflow until that subflow prunes and drops (tcp_data_queue, tcp_try_rmem_schedule: TCPRcvQDrop, TCPOFODrop) and its sender times out. Measured on 6.18 with bpftrace: docs/research/upstream-receive-deadlock-measured.md",
-        sim: "the receiver never drops and always takes the hole-filling segment: a bounded receive buffer only closes the window. The kernel's bounded-buffer runs split into a deadlocked mode (0.2-4 Mbit/s over 60 s in seed 001 topology 1 with 100-200 KB, depending on when the deadlock comes) and a clean mode the simulator follows",
+        name: "receive_queue_details",
+        kernel: "Nagle with Minshall's check on each subflow (tcp_nagle_check: one sub-MSS segment unacked at a time), out-of-order pruning (tcp_prune_ofo_queue) before a subflow drops, the scaling ratio starting at 1/2 until the first full segment (tcp_measure_rcv_mss), in-order coalescing into the receive queue's tail",
+        sim: "sub-MSS segments leave whenever the MPTCP window allows, subflows drop without pruning their out-of-order data (never needed in the measured drops: PruneCalled == RcvPruned), the ratio of a full segment from the start, no in-order coalescing (the reader reads at once)",
     },
     Gap {
         name: "initial_receive_window",

@@ -218,6 +218,22 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     meta.set_item("scenario_name", name)?;
     meta.set_item("profile", sim.plan.profile.info().name)?;
     meta.set_item("trace_rows", sim.metrics.trace.len())?;
+    // `tcp.receive_memory = "skb"` only: the receiver's drops and its deadlock, beside
+    // the kernel backend's TcpExt counters (TCPRcvQDrop, TCPOFODrop).
+    let rm = PyDict::new(py);
+    for c in sim.conns.iter().filter(|c| c.rcv.skb.is_some()) {
+        let d = PyDict::new(py);
+        d.set_item("sk_rcvbuf", c.rcv.rcvbuf)?;
+        d.set_item("rcvq_drops", c.stats.rcvq_drops)?;
+        d.set_item("ofo_drops", c.stats.ofo_drops)?;
+        d.set_item("ofo_merged", c.rcv.skb.as_ref().map_or(0, |m| m.ofo_merged))?;
+        d.set_item("stalled_at_s", c.stats.rcv_stalled_at.map(|t| t.secs_f64()))?;
+        d.set_item("rmem_max", c.stats.rcv_rmem_max)?;
+        rm.set_item(&c.cfg.name, d)?;
+    }
+    if !rm.is_empty() {
+        meta.set_item("receive_memory", rm)?;
+    }
     out.set_item("meta", meta)?;
 
     let conn_name = |i: u32| sim.conns[i as usize].cfg.name.clone();

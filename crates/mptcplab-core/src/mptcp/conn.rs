@@ -2,6 +2,7 @@
 //! to transmit to an outbox; timers are deadlines the engine polls.
 
 use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
+use super::rcvmem::{self, Admission, HeldSkb, RcvMem};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowMem, SubflowView};
@@ -11,7 +12,8 @@ use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
 use crate::sim::TimerKind;
-use crate::tcp::{AckDecision, BaseKernel, SubflowRx, SubflowTx, TcpConfig};
+use crate::tcp::seq::{after, before};
+use crate::tcp::{AckDecision, BaseKernel, ReceiveMemory, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -131,6 +133,10 @@ pub struct Subflow {
     pub tau: TauStats,
     /// Upstream stack: stale state and send buffer (`Stack::Upstream` only).
     pub up: SubflowUp,
+    /// `tcp.receive_memory = "skb"`: skbs the subflow received and the MPTCP socket has
+    /// not pulled yet, in subflow sequence order, and their truesize (its `sk_rmem_alloc`).
+    pub held: VecDeque<HeldSkb>,
+    pub held_mem: u64,
 }
 
 /// Data packets of one subflow dropped in the network, by cause: the ground truth a
@@ -188,6 +194,8 @@ impl Subflow {
             drops: NetDrops::default(),
             tau: TauStats::default(),
             up: SubflowUp::default(),
+            held: VecDeque::new(),
+            held_mem: 0,
         })
     }
 }
@@ -225,6 +233,8 @@ pub struct ConnConfig {
     /// Upstream stack without a `send_buffer`: the send buffers auto-tune
     /// (`tcp_sndbuf_expand`, `__mptcp_sync_sndbuf`) and `send_buffer` is only the start.
     pub send_buffer_auto: bool,
+    /// The scenario gave `receive_buffer` (SO_RCVBUF locked) rather than the default.
+    pub receive_buffer_locked: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -241,6 +251,14 @@ pub struct ConnStats {
     pub meta_rtx_fired: u64,
     pub meta_rtx_segs: u64,
     pub stale_marked: u64,
+    /// `tcp.receive_memory = "skb"`: segments a subflow over its buffer dropped in
+    /// sequence (`TCPRcvQDrop`) and out of order (`TCPOFODrop`), and when the MPTCP socket
+    /// was first over its buffer with nothing in order to read (its receive deadlock).
+    pub rcvq_drops: u64,
+    pub ofo_drops: u64,
+    pub rcv_stalled_at: Option<SimTime>,
+    /// The MPTCP socket's largest `sk_rmem_alloc` (truesize) after an arrival.
+    pub rcv_rmem_max: u64,
 }
 
 pub struct Connection {
@@ -375,6 +393,10 @@ impl Connection {
             subflows.push(Subflow::new(&cfg, i, p, iss.next_u64() as u32)?);
         }
         let mut rcv = MetaReceiver::with_accounting(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.tcp.mss);
+        if cfg.mptcp && cfg.tcp.receive_memory == ReceiveMemory::Skb {
+            let b = rcvmem::sk_rcvbuf(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.receive_buffer_locked);
+            rcv.set_skb_memory(RcvMem::new(b, cfg.receive_buffer_locked, cfg.tcp.mss));
+        }
         // Auto-tuned: `mptcp_init_sock` starts the send buffer at tcp_wmem[1]. Upstream with
         // a `send_buffer`: `SO_SNDBUF` doubled, counted in `sk_wmem_queued` bytes
         // (`upstream::locked_sndbuf`, `MetaSender::frag_charge`).
@@ -388,6 +410,7 @@ impl Connection {
         };
         let mut snd = MetaSender::new(sndbuf, rcv.window_edge());
         snd.frag_charge = stack_up;
+        snd.fill_window = stack_up;
         let mut up = MetaUp::new(cfg.stack == Stack::Upstream && !cfg.send_buffer_auto);
         // `bbr_sndbuf_expand` provisions 3 x cwnd; other controllers 2.
         up.sndbuf_factor = if cfg.cc == "bbr" || cfg.cc == "coupled_bbr" { 3 } else { 2 };
@@ -503,7 +526,14 @@ impl Connection {
         }
     }
 
-    fn data_header(&self) -> u32 { TCP_HEADER_BYTES + if self.cfg.mptcp { DSS_BYTES } else { 0 } }
+    fn data_header(&self) -> u32 {
+        TCP_HEADER_BYTES
+            + match (self.cfg.mptcp, self.cfg.stack) {
+                (false, _) => 0,
+                (true, Stack::OutOfTree) => DSS_BYTES,
+                (true, Stack::Upstream) => up::DSS_OPTION_BYTES,
+            }
+    }
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.started = true;
@@ -747,6 +777,9 @@ impl Connection {
     }
 
     fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        if self.rcv.skb.is_some() {
+            return self.on_data_skb(now, pkt, out);
+        }
         let i = pkt.sub as usize;
         let Some(rx) = self.subflows[i].rx.as_mut() else { return };
         let o = rx.on_segment(now, pkt.seq, pkt.len);
@@ -761,16 +794,7 @@ impl Connection {
                 let n = self.rcv.unread;
                 self.rcv.read(n);
             }
-            self.note_app_progress(now);
-            self.stats.ooo_max_bytes = self.stats.ooo_max_bytes.max(self.rcv.ooo_bytes);
-            self.stats.rcvbuf_max_bytes = self.stats.rcvbuf_max_bytes.max(self.rcv.occupancy());
-            if self.completed_at.is_none() {
-                if let Some(t) = self.app.total() {
-                    if self.rcv.read_total >= t {
-                        self.completed_at = Some(now);
-                    }
-                }
-            }
+            self.after_delivery(now);
         }
         match o.ack {
             AckDecision::Now => self.send_ack(now, i, out),
@@ -778,6 +802,110 @@ impl Connection {
                 let rx = self.subflows[i].rx.as_mut().unwrap_or_else(|| unreachable!());
                 if rx.delack_deadline.is_none() {
                     rx.delack_deadline = Some(d);
+                }
+            }
+        }
+    }
+
+    /// `tcp.receive_memory = "skb"` (mptcp/rcvmem.rs): the subflow admits the segment or
+    /// drops it (M7), holds it, the MPTCP socket pulls what it may (M3, `mptcp_data_ready`)
+    /// and the reader drains what is in order, pulling again (M4, `mptcp_recvmsg`).
+    fn on_data_skb(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        let i = pkt.sub as usize;
+        let b = self.rcv.rcvbuf;
+        let s = &mut self.subflows[i];
+        let Some(rx) = s.rx.as_mut() else { return };
+        if after(pkt.seq.wrapping_add(pkt.len), rx.rcv_nxt) {
+            let in_sequence = !after(pkt.seq, rx.rcv_nxt);
+            let waiting = s.held.front().is_some_and(|h| before(h.seq, rx.rcv_nxt));
+            match rcvmem::admission(s.held_mem, b, in_sequence, waiting) {
+                Admission::Take => {}
+                Admission::DropInSequence => {
+                    self.stats.rcvq_drops += 1;
+                    return self.send_ack(now, i, out);
+                }
+                Admission::DropOutOfOrder => {
+                    self.stats.ofo_drops += 1;
+                    return;
+                }
+            }
+        }
+        let o = rx.on_segment(now, pkt.seq, pkt.len);
+        if o.new {
+            let (truesize, cap) = rcvmem::skb_size(pkt.len);
+            let pos = s.held.iter().rposition(|h| before(h.seq, pkt.seq)).map_or(0, |p| p + 1);
+            s.held.insert(pos, HeldSkb { seq: pkt.seq, len: pkt.len, dsn: pkt.dsn, truesize, cap });
+            s.held_mem += truesize as u64;
+            if self.cfg.delay_samples {
+                self.snd.note_arrival(pkt.dsn, i, pkt.ts);
+            }
+        }
+        self.pull(i);
+        self.read_and_pull();
+        self.after_delivery(now);
+        match o.ack {
+            AckDecision::Now => self.send_ack(now, i, out),
+            AckDecision::Delay(d) => {
+                let rx = self.subflows[i].rx.as_mut().unwrap_or_else(|| unreachable!());
+                if rx.delack_deadline.is_none() {
+                    rx.delack_deadline = Some(d);
+                }
+            }
+        }
+    }
+
+    /// The MPTCP socket takes subflow `i`'s in-order skbs until its memory is over its
+    /// buffer (`__mptcp_move_skbs_from_subflow`: the test comes before each skb, so the
+    /// skb that fills the hole waits like any other). Returns whether it took any.
+    fn pull(&mut self, i: usize) -> bool {
+        let mut moved = false;
+        let s = &mut self.subflows[i];
+        let Some(rx) = s.rx.as_ref() else { return false };
+        while let Some(&h) = s.held.front() {
+            if !before(h.seq, rx.rcv_nxt) || self.rcv.over() {
+                break;
+            }
+            s.held.pop_front();
+            s.held_mem -= h.truesize as u64;
+            self.rcv.take_skb(h.dsn, h.len, h.truesize, h.cap);
+            moved = true;
+        }
+        moved
+    }
+
+    /// A reader that reads at once (no `read_rate`) drains the in-order data, then
+    /// `__mptcp_move_skbs` walks every subflow, until nothing moves.
+    fn read_and_pull(&mut self) {
+        loop {
+            if self.cfg.read_rate.is_none() {
+                let n = self.rcv.unread;
+                self.rcv.read(n);
+            }
+            let mut moved = false;
+            for j in 0..self.subflows.len() {
+                moved |= self.pull(j);
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
+    /// Bookkeeping after data reached the application's queue.
+    fn after_delivery(&mut self, now: SimTime) {
+        self.note_app_progress(now);
+        self.stats.ooo_max_bytes = self.stats.ooo_max_bytes.max(self.rcv.ooo_bytes);
+        self.stats.rcvbuf_max_bytes = self.stats.rcvbuf_max_bytes.max(self.rcv.occupancy());
+        if let Some(m) = &self.rcv.skb {
+            self.stats.rcv_rmem_max = self.stats.rcv_rmem_max.max(m.rmem);
+        }
+        if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
+            self.stats.rcv_stalled_at = Some(now);
+        }
+        if self.completed_at.is_none() {
+            if let Some(t) = self.app.total() {
+                if self.rcv.read_total >= t {
+                    self.completed_at = Some(now);
                 }
             }
         }
@@ -1199,6 +1327,12 @@ impl Connection {
     /// by at least two segments (Linux `tcp_cleanup_rbuf`).
     pub fn app_read(&mut self, now: SimTime, max: u64, out: &mut Vec<Packet>) {
         self.rcv.read(max);
+        if self.rcv.skb.is_some() {
+            // `mptcp_recvmsg` -> `__mptcp_move_skbs`: reading made room.
+            for j in 0..self.subflows.len() {
+                self.pull(j);
+            }
+        }
         self.note_app_progress(now);
         if let Some(t) = self.app.total() {
             if self.completed_at.is_none() && self.rcv.read_total >= t {
@@ -1608,8 +1742,10 @@ mod tests {
     }
 
     impl Pair {
-        fn new(backup: &[bool], pm_name: &str, pm_params: &Params, total: u64) -> Pair {
-            let cfg = ConnConfig {
+        fn new(backup: &[bool], pm_name: &str, pm_params: &Params, total: u64) -> Pair { Pair::with(backup, pm_name, pm_params, total, |_| {}) }
+
+        fn with(backup: &[bool], pm_name: &str, pm_params: &Params, total: u64, edit: impl FnOnce(&mut ConnConfig)) -> Pair {
+            let mut cfg = ConnConfig {
                 name: "c".into(),
                 mptcp: true,
                 tcp: TcpConfig::default(),
@@ -1625,7 +1761,9 @@ mod tests {
                 delay_samples: false,
                 stack: Stack::OutOfTree,
                 send_buffer_auto: false,
+                receive_buffer_locked: true,
             };
+            edit(&mut cfg);
             let routes: Vec<(u32, u32)> = (0..backup.len() as u32).map(|p| (2 * p, 2 * p + 1)).collect();
             let sched = scheduler::make("minrtt", &Default::default(), scheduler::MinRttOptions { opportunistic_retransmission: true, penalisation: true }).unwrap();
             let names: Vec<String> = (0..backup.len()).map(|i| format!("p{i}")).collect();
@@ -1684,6 +1822,120 @@ mod tests {
         }
 
         fn sent(&self, i: usize) -> u64 { self.c.subflows[i].tx.stats.bytes_sent }
+    }
+
+    /// The receive deadlock of upstream 6.18 (rcvmem.rs; the measured composition of
+    /// docs/research/upstream-receive-deadlock-measured.md 5.2): a hole at the left edge
+    /// on subflow 1, then exactly one window (201 276 B) of out-of-order data on subflow 0
+    /// in 141 full skbs and one of the 1 280-B bucket, which leaves the MPTCP socket at
+    /// 326 144 B = sk_rcvbuf + 30. The hole filler then waits in subflow 1 for good (no
+    /// pull above the buffer, nothing to read); the copies the MPTCP retransmit timer
+    /// would send queue on subflow 0 until it is over its own buffer and drops.
+    #[test]
+    fn a_window_of_out_of_order_skbs_over_the_buffer_deadlocks_the_receiver_for_good() {
+        let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
+            c.stack = Stack::Upstream;
+            c.tcp.mss = 1424;
+            c.tcp.receive_memory = ReceiveMemory::Skb;
+            c.receive_buffer = 200_000;
+        });
+        p.run_until(SimTime::from_ms(300));
+        assert!(p.c.subflows.iter().all(|s| s.rx.is_some()), "both subflows are open");
+        assert_eq!(p.c.rcv.read_total, 1424);
+        let b = p.c.rcv.rcvbuf;
+        assert_eq!(b, 326_114);
+        let base = p.c.rcv.rcv_nxt;
+        let w = p.c.rcv.window_edge() - base;
+        assert_eq!(w, 201_276, "ALIGN4(158 x 326 114 / 256) with nothing held");
+        let mut seq = [p.c.subflows[0].rx.as_ref().unwrap().rcv_nxt, p.c.subflows[1].rx.as_ref().unwrap().rcv_nxt];
+        let mut t = p.now;
+        let mut send = |p: &mut Pair, sub: usize, dsn: u64, len: u32, gap: u32| -> Vec<Packet> {
+            let mut pkt = Packet::new(PacketKind::Data, 0, sub as u16, 0, 1500);
+            seq[sub] = seq[sub].wrapping_add(gap);
+            pkt.seq = seq[sub];
+            pkt.len = len;
+            pkt.dsn = dsn;
+            seq[sub] = seq[sub].wrapping_add(len);
+            t = t + SimTime::from_us(100);
+            let mut out = vec![];
+            p.c.on_packet(t, &pkt, &mut out);
+            out
+        };
+        let hole = 240u32;
+        let mut dsn = base + hole as u64;
+        for _ in 0..141 {
+            send(&mut p, 0, dsn, 1424, 0);
+            dsn += 1424;
+        }
+        let tail = (base + w - dsn) as u32;
+        assert_eq!(tail, 252);
+        send(&mut p, 0, dsn, tail, 0);
+        let m = p.c.rcv.skb.as_ref().unwrap();
+        assert_eq!(m.rmem, 141 * 2304 + 1280);
+        assert_eq!(m.rmem, b + 30, "the measured deadlock fill");
+        send(&mut p, 1, base, hole, 0);
+        assert_eq!(p.c.rcv.rcv_nxt, base, "the hole filler is not pulled");
+        assert_eq!(p.c.subflows[1].held.len(), 1);
+        assert!(p.c.stats.rcv_stalled_at.is_some());
+        // Copies of the head on subflow 0 (in sequence at TCP level) are held, not pulled,
+        // until the subflow is over its buffer; then it drops and ACKs.
+        let mut acks = 0;
+        for k in 0..142u64 {
+            let out = send(&mut p, 0, base + (k % 20) * 1424, 1424, 0);
+            acks += out.iter().filter(|q| q.kind == PacketKind::Ack).count();
+        }
+        assert_eq!(p.c.subflows[0].held.len(), 142, "142 x 2 304 = 327 168 > 326 114");
+        assert_eq!(p.c.stats.rcvq_drops, 0);
+        let out = send(&mut p, 0, base, 1424, 0);
+        assert_eq!(p.c.stats.rcvq_drops, 1, "TCPRcvQDrop");
+        assert!(out.iter().any(|q| q.kind == PacketKind::Ack), "an in-sequence drop is ACKed at once");
+        assert!(acks > 0);
+        // An out-of-order segment on subflow 0 is dropped without an ACK.
+        let out = send(&mut p, 0, base, 1424, 5000);
+        assert_eq!(p.c.stats.ofo_drops, 1, "TCPOFODrop");
+        assert!(out.is_empty());
+        // Nothing was delivered since the fill, and the window stayed shut.
+        assert_eq!(p.c.rcv.read_total, 1424);
+        assert_eq!(p.c.rcv.rcv_nxt, base);
+        assert_eq!(p.c.rcv.window_edge(), base + w);
+    }
+
+    /// The same fill with a tail of 148 B, which fits the 198 B tailroom of its DSN
+    /// predecessor and merges into it at no cost (`mptcp_ooo_try_coalesce`): the MPTCP
+    /// socket ends 1 250 B under its buffer (a measured clean-fill margin), takes the hole
+    /// filler and delivers everything.
+    #[test]
+    fn a_window_of_out_of_order_skbs_under_the_buffer_drains_when_the_hole_fills() {
+        let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
+            c.stack = Stack::Upstream;
+            c.tcp.mss = 1424;
+            c.tcp.receive_memory = ReceiveMemory::Skb;
+            c.receive_buffer = 200_000;
+        });
+        p.run_until(SimTime::from_ms(300));
+        let base = p.c.rcv.rcv_nxt;
+        let mut seq = [p.c.subflows[0].rx.as_ref().unwrap().rcv_nxt, p.c.subflows[1].rx.as_ref().unwrap().rcv_nxt];
+        let mut deliver = |p: &mut Pair, sub: usize, dsn: u64, len: u32| {
+            let mut pkt = Packet::new(PacketKind::Data, 0, sub as u16, 0, 1500);
+            (pkt.seq, pkt.len, pkt.dsn) = (seq[sub], len, dsn);
+            seq[sub] = seq[sub].wrapping_add(len);
+            p.c.on_packet(p.now, &pkt, &mut vec![]);
+        };
+        let hole = 344u32;
+        let mut dsn = base + hole as u64;
+        for _ in 0..141 {
+            deliver(&mut p, 0, dsn, 1424);
+            dsn += 1424;
+        }
+        deliver(&mut p, 0, dsn, 148);
+        assert_eq!(p.c.rcv.skb.as_ref().unwrap().rmem, 141 * 2304);
+        assert_eq!(p.c.rcv.skb.as_ref().unwrap().ofo_merged, 1);
+        assert!(!p.c.rcv.over());
+        deliver(&mut p, 1, base, hole);
+        assert_eq!(p.c.rcv.rcv_nxt, dsn + 148);
+        assert_eq!(p.c.rcv.read_total - 1424, dsn + 148 - base);
+        assert_eq!(p.c.rcv.skb.as_ref().unwrap().rmem, 0);
+        assert!(p.c.stats.rcv_stalled_at.is_none());
     }
 
     #[test]

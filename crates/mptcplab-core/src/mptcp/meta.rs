@@ -2,6 +2,7 @@
 //! send buffer, DATA_ACK and the shared receive buffer with its out-of-order queue
 //! (RFC 8684 §3.3; reference `tcp.md` §1.5).
 
+use crate::mptcp::rcvmem::RcvMem;
 use crate::mptcp::upstream;
 use crate::tcp::BufferAccounting;
 use crate::units::SimTime;
@@ -55,11 +56,15 @@ pub struct MetaSender {
     pub frag_charge: bool,
     /// `SOCK_NOSPACE` under `frag_charge`: the writer sleeps in `sk_stream_wait_memory`.
     pub nospace: bool,
+    /// Upstream: no MPTCP-level silly-window avoidance. `mptcp_sendmsg_frag` caps a frag
+    /// at the window left (`mptcp_check_allowed_size`), so a window that opens by 4 B
+    /// sends 4 B (measured: note M5).
+    pub fill_window: bool,
 }
 
 impl MetaSender {
     pub fn new(sndbuf: u64, rwnd: u64) -> Self {
-        MetaSender { written: 0, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new(), frag_charge: false, nospace: false }
+        MetaSender { written: 0, data_una: 0, dsn_nxt: 0, sndbuf, rwnd_edge: rwnd, max_rwnd: rwnd, segs: VecDeque::new(), reinject: VecDeque::new(), frag_charge: false, nospace: false, fill_window: false }
     }
 
     /// The highest data sequence the buffer can hold now: `sndbuf` bytes past `data_una`,
@@ -110,7 +115,7 @@ impl MetaSender {
         let space = self.rwnd_edge.saturating_sub(self.dsn_nxt);
         if space >= want {
             Some(want as u32)
-        } else if space > 0 && space * 2 >= self.max_rwnd {
+        } else if space > 0 && (self.fill_window || space * 2 >= self.max_rwnd) {
             Some(space as u32)
         } else {
             None
@@ -235,15 +240,27 @@ pub struct MetaReceiver {
     pub beyond_window: u64,
     accounting: BufferAccounting,
     mss: u64,
+    /// `tcp.receive_memory = "skb"`: the MPTCP socket's skbs and the window they leave
+    /// (then `rcvbuf` is its `sk_rcvbuf` in truesize bytes).
+    pub skb: Option<RcvMem>,
 }
 
 impl MetaReceiver {
     pub fn new(rcvbuf: u64) -> Self { Self::with_accounting(rcvbuf, BufferAccounting::Payload, 1448) }
 
     pub fn with_accounting(rcvbuf: u64, accounting: BufferAccounting, mss: u32) -> Self {
-        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, accounting, mss: mss as u64 };
+        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, accounting, mss: mss as u64, skb: None };
         r.window_edge();
         r
+    }
+
+    /// Hold skbs as Linux 6.x does (`tcp.receive_memory = "skb"`): `rcvbuf` becomes the
+    /// MPTCP socket's `sk_rcvbuf` and the window follows its memory from the start.
+    pub fn set_skb_memory(&mut self, m: RcvMem) {
+        self.rcvbuf = m.sk_rcvbuf;
+        self.skb = Some(m);
+        self.edge = 0;
+        self.window_edge();
     }
 
     /// Buffer occupancy in payload bytes (unread in-order data + out-of-order queue).
@@ -256,11 +273,17 @@ impl MetaReceiver {
     /// window it sits in, as in Linux.
     pub fn window_edge(&mut self) -> u64 {
         let held = self.unread + self.ooo_bytes;
-        let window = match self.accounting {
+        let window = if let Some(m) = &self.skb {
+            // The MPTCP socket's window (`mptcp_space`), whose right edge every subflow
+            // advertises and which never moves left (`mptcp_set_rwin`: rcv_wnd_sent).
+            m.window()
+        } else {
+            match self.accounting {
             BufferAccounting::Payload => self.rcvbuf.saturating_sub(held),
             BufferAccounting::Linux => {
                 let free = self.rcvbuf.saturating_sub(2 * held) / 2;
                 if free < self.mss.min(self.rcvbuf / 2) { 0 } else { free }
+            }
             }
         };
         let e = self.rcv_nxt + window;
@@ -335,8 +358,25 @@ impl MetaReceiver {
         let n = self.unread.min(max);
         self.unread -= n;
         self.read_total += n;
+        if let Some(m) = self.skb.as_mut() {
+            m.consumed(self.rcv_nxt - self.unread);
+        }
         n
     }
+
+    /// Under `skb`: the MPTCP socket takes one skb from a subflow (`__mptcp_move_skb`).
+    /// Returns the bytes newly in order.
+    pub fn take_skb(&mut self, dsn: u64, len: u32, truesize: u32, cap: u32) -> u64 {
+        let before = self.rcv_nxt;
+        let delivered = self.on_data(dsn, len);
+        if let Some(m) = self.skb.as_mut() {
+            m.enter(dsn, len, truesize, cap, before, self.rcv_nxt);
+        }
+        delivered
+    }
+
+    /// Under `skb`: the MPTCP socket is over its buffer, so no subflow's data is pulled.
+    pub fn over(&self) -> bool { self.skb.as_ref().is_some_and(|m| m.over()) }
 }
 
 #[cfg(test)]

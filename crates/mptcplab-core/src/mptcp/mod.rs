@@ -4,6 +4,7 @@
 pub mod conn;
 pub mod meta;
 pub mod pm;
+pub mod rcvmem;
 pub mod scheduler;
 pub mod upstream;
 

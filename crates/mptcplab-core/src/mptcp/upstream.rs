@@ -32,6 +32,13 @@ pub const TCP_RTO_MIN: SimTime = SimTime::from_ms(200);
 /// (`mptcp_pm_subflows_chk_stale`, pm.c).
 pub const STALE_LOSS_CNT: u8 = 4;
 
+/// The DSS option on an upstream data segment: 4 B of header and flags, a 4-byte
+/// DATA_ACK, an 8-byte DSN, the 4-byte subflow sequence and the 2-byte length, 22 B
+/// padded to 24 (RFC 8684 §3.3, Fig. 5; options.c `mptcp_established_options_dss`,
+/// 32-bit DATA_ACK unless the peer used 64 bits). `tcp_current_mss` takes it off the MSS:
+/// measured, 1 424 B of payload in a 1 500-B packet with timestamps.
+pub const DSS_OPTION_BYTES: u32 = 24;
+
 /// `net.ipv4.tcp_wmem` defaults (min, default, max) in bytes.
 pub const TCP_WMEM: [u64; 3] = [4096, 16384, 4 * 1024 * 1024];
 

@@ -135,6 +135,15 @@ pub struct TcpSpec {
     /// advertises all the free space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_buffer_accounting: Option<AccountingName>,
+    /// What an MPTCP receiver holds and when it refuses data (default: the profile's,
+    /// "window" for out_of_tree, "skb" for upstream): "window" lets the buffer only
+    /// close the window; "skb" follows Linux 6.x: each segment is an skb charged its
+    /// truesize against sk_rcvbuf (twice the SO_RCVBUF the kernel backend sets for
+    /// `receive_buffer`), subflows hold data until the MPTCP socket pulls it, the pull
+    /// stops while the MPTCP socket is over its buffer, and a subflow over its buffer
+    /// drops (docs/research/upstream-receive-deadlock-measured.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_memory: Option<ReceiveMemoryName>,
     /// The Linux release the out-of-tree MPTCP patches: "4.x" (default; MPTCP v0.9x, the
     /// kernels of seeds 000, 002-004) or "3.14" (MPTCP v0.89, seed 001's). It sets the
     /// default of `cwnd_validation` and the release-specific MPTCP rules
@@ -187,6 +196,14 @@ pub enum CwndValidationName {
 pub enum AccountingName {
     Payload,
     Linux,
+}
+
+/// `tcp.receive_memory`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReceiveMemoryName {
+    Window,
+    Skb,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -569,6 +586,7 @@ impl Scenario {
         t.min_rto = t.min_rto.take().or_else(|| d("200 ms"));
         t.pacing = t.pacing.or(Some(false));
         t.receive_buffer_accounting = t.receive_buffer_accounting.or(Some(profile.receive_buffer_accounting()));
+        t.receive_memory = t.receive_memory.or(Some(profile.receive_memory()));
         t.base_kernel = t.base_kernel.or(Some(BaseKernelName::default()));
         t.cwnd_validation = t.cwnd_validation.or(Some(validate::cwnd_validation_default(profile, t.base_kernel)));
         t.gso = t.gso.or(Some(true));

@@ -253,6 +253,10 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         AccountingName::Payload => crate::tcp::BufferAccounting::Payload,
         AccountingName::Linux => crate::tcp::BufferAccounting::Linux,
     };
+    tcp.receive_memory = match s.tcp.receive_memory.unwrap_or_else(|| s.run.profile.unwrap_or_default().receive_memory()) {
+        ReceiveMemoryName::Window => crate::tcp::ReceiveMemory::Window,
+        ReceiveMemoryName::Skb => crate::tcp::ReceiveMemory::Skb,
+    };
     // `tcp.base_kernel` qualifies the out-of-tree kernel; the upstream profile follows
     // Linux 6.x whatever it says, so one scenario file runs under both profiles.
     let profile = s.run.profile.unwrap_or_default();
@@ -407,6 +411,14 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         cfg.cc_params = cc_params;
         cfg.stack = profile.stack();
         cfg.send_buffer_auto = cfg.stack == crate::mptcp::upstream::Stack::Upstream && c.send_buffer.is_none();
+        if cfg.stack == crate::mptcp::upstream::Stack::Upstream {
+            // `tcp_current_mss`: the DSS option every data segment carries comes off the MSS.
+            let dss = crate::mptcp::upstream::DSS_OPTION_BYTES;
+            if cfg.tcp.mss <= dss {
+                return err("tcp.mss", format!("expected an MSS above the {dss}-byte DSS option of the upstream profile, got {} B", cfg.tcp.mss));
+            }
+            cfg.tcp.mss -= dss;
+        }
         conns.push(ConnPlan {
             cfg,
             paths: sel,
@@ -528,6 +540,7 @@ fn conn_config(
         delay_samples,
         stack: Default::default(),
         send_buffer_auto: false,
+        receive_buffer_locked: rcvbuf.is_some(),
     })
 }
 

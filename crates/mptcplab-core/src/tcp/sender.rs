@@ -35,6 +35,8 @@ pub struct TcpConfig {
     pub pacing: bool,
     /// How the receive buffer is charged and advertised.
     pub rcvbuf_accounting: BufferAccounting,
+    /// What an MPTCP receiver holds and when it refuses data (`tcp.receive_memory`).
+    pub receive_memory: ReceiveMemory,
     /// Which Linux release's `tcp_is_cwnd_limited` / `tcp_cwnd_validate` decides whether
     /// cwnd may grow.
     pub cwnd_validation: CwndValidation,
@@ -89,6 +91,19 @@ pub enum BufferAccounting {
     Linux,
 }
 
+/// `tcp.receive_memory`: what an MPTCP connection's receiver holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReceiveMemory {
+    /// The buffer only closes the window: every arriving segment reaches the MPTCP
+    /// level at once and none is refused.
+    #[default]
+    Window,
+    /// Linux 6.x: skbs charged their truesize, held by the subflows until the MPTCP
+    /// socket pulls them, a pull that stops over the buffer, and subflows that drop
+    /// over theirs (mptcp/rcvmem.rs).
+    Skb,
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
@@ -102,6 +117,7 @@ impl Default for TcpConfig {
             slow_start_after_idle: true,
             pacing: false,
             rcvbuf_accounting: BufferAccounting::Payload,
+            receive_memory: ReceiveMemory::Window,
             cwnd_validation: CwndValidation::Linux5_18,
             gso: true,
             base_kernel: BaseKernel::Linux4,
