@@ -5,7 +5,9 @@ which results move. This module runs every scenario file under ``scenarios/`` an
 benchmark scenarios, with two seeds each and a short duration, and keeps for each run
 one canonical text per table (every column and every float as its shortest round-trip
 repr, so two outputs are equal exactly when their values are) plus the per-packet trace
-of the first few scenarios. ``save DIR`` writes the corpus; ``check DIR`` runs it again
+of the first few scenarios. The scenarios of ``scenarios/validate/`` run a second time as
+``validate`` runs them against the kernel (the upstream profile, ``sim_side``), so a change
+of the upstream model shows too. ``save DIR`` writes the corpus; ``check DIR`` runs it again
 and lists every output that differs, with the first differing line:
 
     python -m mptcplab.identity save target/identity        # on the base commit
@@ -48,14 +50,25 @@ def _canonical(df) -> str:  # noqa: ANN001 - a pandas DataFrame
     return "\n".join(lines) + "\n"
 
 
-def outputs(path: Path, seed: int, trace: bool) -> Iterator[tuple[str, str]]:
-    """(name, text) of every output of one run."""
+def runs(root: Path = REPO) -> list[tuple[Path, str | None]]:
+    """(scenario file, profile): every file as it is, and the validate scenarios upstream too."""
+    files = scenario_files(root)
+    return [(p, None) for p in files] + [(p, "upstream") for p in files
+                                         if p.parent == root / "scenarios" / "validate"]
+
+
+def outputs(path: Path, seed: int, trace: bool, profile: str | None = None) -> Iterator[tuple[str, str]]:
+    """(name, text) of every output of one run (`profile`: as `validate` runs it)."""
     import mptcplab
     from mptcplab.result import TABLES
 
     from .scenario import Scenario
 
     scn = Scenario.from_toml(path)
+    if profile is not None:
+        from .kernel.validate import sim_side
+
+        scn, _ = sim_side(scn, profile)
     dur = DURATION_S
     with tempfile.TemporaryDirectory() as tmp:
         tfile = Path(tmp) / "trace.csv"
@@ -77,15 +90,16 @@ def run_corpus(out: Path, root: Path = REPO) -> tuple[dict[str, str], list[str]]
     out.mkdir(parents=True, exist_ok=True)
     digests: dict[str, str] = {}
     failed: list[str] = []
-    for i, path in enumerate(scenario_files(root)):
+    for i, (path, profile) in enumerate(runs(root)):
+        key = _key(path, root) + (f"+{profile}" if profile else "")
         for seed in SEEDS:
             try:
-                items = list(outputs(path, seed, trace=i < TRACED))
+                items = list(outputs(path, seed, trace=i < TRACED, profile=profile))
             except Exception as err:  # noqa: BLE001 - listed, not hidden
-                failed.append(f"{path.relative_to(root)} (seed {seed}): {type(err).__name__}: {err}")
+                failed.append(f"{key} (seed {seed}): {type(err).__name__}: {err}")
                 continue
             for name, text in items:
-                fname = f"{_key(path, root)}.seed{seed}.{name}.txt"
+                fname = f"{key}.seed{seed}.{name}.txt"
                 (out / fname).write_text(text, encoding="utf-8")
                 digests[fname] = hashlib.sha256(text.encode("utf-8")).hexdigest()
     (out / "MANIFEST.json").write_text(json.dumps({"files": digests, "failed": failed}, indent=1, sort_keys=True)
@@ -137,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         digests, failed = run_corpus(Path(args.dir))
         for f in failed:
             print(f"failed: {f}")
-        print(f"saved {len(digests)} outputs of {len(scenario_files())} scenario files x {len(SEEDS)} seeds "
+        print(f"saved {len(digests)} outputs of {len(runs())} scenario runs x {len(SEEDS)} seeds "
               f"into {args.dir}")
         return 0
     return check(Path(args.dir))

@@ -35,3 +35,14 @@ def test_an_unchanged_tree_gives_identical_outputs_and_a_changed_output_is_named
     assert identity.check(saved, root) == 1
     out = capsys.readouterr().out
     assert "differs: scenarios__a.seed2.summary.txt: line 2:" in out and "1 differ" in out
+
+
+def test_the_validate_scenarios_also_run_as_validate_runs_them_upstream(tmp_path):
+    root = _root(tmp_path)
+    (root / "scenarios" / "validate").mkdir()
+    shutil.copy(REPO / "scenarios" / "validate" / "buffer-blocking.toml", root / "scenarios" / "validate" / "b.toml")
+    rel = [(str(p.relative_to(root)), prof) for p, prof in identity.runs(root)]
+    assert rel == [("scenarios/a.toml", None), ("scenarios/validate/b.toml", None),
+                   ("scenarios/validate/b.toml", "upstream")]
+    names = dict(identity.outputs(root / "scenarios" / "validate" / "b.toml", 1, trace=False, profile="upstream"))
+    assert '"profile": "upstream"' in names["meta"] and "receive_memory" in names["meta"]
