@@ -810,6 +810,7 @@ impl Connection {
     /// `tcp.receive_memory = "skb"` (mptcp/rcvmem.rs): the subflow admits the segment or
     /// drops it (M7), holds it, the MPTCP socket pulls what it may (M3, `mptcp_data_ready`)
     /// and the reader drains what is in order, pulling again (M4, `mptcp_recvmsg`).
+    #[inline(never)]
     fn on_data_skb(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
         let i = pkt.sub as usize;
         let b = self.rcv.rcvbuf;
@@ -843,6 +844,12 @@ impl Connection {
         self.pull(i);
         self.read_and_pull();
         self.after_delivery(now);
+        if let Some(m) = &self.rcv.skb {
+            self.stats.rcv_rmem_max = self.stats.rcv_rmem_max.max(m.rmem);
+        }
+        if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
+            self.stats.rcv_stalled_at = Some(now);
+        }
         match o.ack {
             AckDecision::Now => self.send_ack(now, i, out),
             AckDecision::Delay(d) => {
@@ -892,16 +899,11 @@ impl Connection {
     }
 
     /// Bookkeeping after data reached the application's queue.
+    #[inline(always)]
     fn after_delivery(&mut self, now: SimTime) {
         self.note_app_progress(now);
         self.stats.ooo_max_bytes = self.stats.ooo_max_bytes.max(self.rcv.ooo_bytes);
         self.stats.rcvbuf_max_bytes = self.stats.rcvbuf_max_bytes.max(self.rcv.occupancy());
-        if let Some(m) = &self.rcv.skb {
-            self.stats.rcv_rmem_max = self.stats.rcv_rmem_max.max(m.rmem);
-        }
-        if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
-            self.stats.rcv_stalled_at = Some(now);
-        }
         if self.completed_at.is_none() {
             if let Some(t) = self.app.total() {
                 if self.rcv.read_total >= t {

@@ -271,6 +271,7 @@ impl MetaReceiver {
     /// Linux `__tcp_select_window` on the meta socket, RFC 8684 §3.3.4), and the edge
     /// never moves left (RFC 793, RFC 8684 §3.3.5): out-of-order data shrinks the
     /// window it sits in, as in Linux.
+    #[inline]
     pub fn window_edge(&mut self) -> u64 {
         let held = self.unread + self.ooo_bytes;
         let window = if let Some(m) = &self.skb {

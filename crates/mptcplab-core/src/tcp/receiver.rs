@@ -61,7 +61,7 @@ impl SubflowRx {
 
     pub fn ooo_bytes(&self) -> u64 { self.ooo.iter().map(|&(s, e)| off(e, s) as u64).sum() }
 
-    #[inline]
+    #[inline(always)]
     pub fn on_segment(&mut self, now: SimTime, seq: u32, len: u32) -> RxOutcome {
         self.segments_received += 1;
         let end = seq.wrapping_add(len);
