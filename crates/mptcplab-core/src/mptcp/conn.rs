@@ -1214,7 +1214,14 @@ impl Connection {
             if let Some(idx) = self.subflows[i].tx.next_retransmit() {
                 let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
                 self.emit_data(now, i, seq, len, dsn, true, out);
-            } else if let Some((dsn, len, new)) = self.subflows[i].queue.pop_front() {
+            } else if let Some(&(_, len, _)) = self.subflows[i].queue.front() {
+                // Upstream subflows run Nagle (MPTCP pushes with the subflow's `nonagle`,
+                // 0 by default: `mptcp_push_release` -> `tcp_push`); the last skb of the
+                // write queue is the one it can hold.
+                if self.upstream() && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
+                    break;
+                }
+                let Some((dsn, len, new)) = self.subflows[i].queue.pop_front() else { break };
                 self.subflows[i].queued_bytes -= len as u64;
                 // Pre-scheduled new data counts as new when it leaves.
                 if new {
@@ -1245,6 +1252,11 @@ impl Connection {
                 self.subflows[i].sched.reinjected_segs += 1;
                 self.stats.reinjections += 1;
                 (d, l, false)
+            } else if let Some(grown) = self.grow_tail(i, mss) {
+                // Appended to the unsent tail skb: no new queue entry.
+                first = first.or(Some(grown.0));
+                taken += grown.1 as u64;
+                continue;
             } else if let Some(l) = self.snd.next_new_len(mss) {
                 (self.snd.take_new(l, i, now), l, true)
             } else {
@@ -1260,6 +1272,30 @@ impl Connection {
         self.record_sched(now, i, "push", first, taken.min(u32::MAX as u64) as u32);
         self.drain(now, i, out);
         true
+    }
+
+    /// Upstream `mptcp_sendmsg_frag`: new data pushed to a subflow whose last queued skb is
+    /// unsent, continues its mapping and is under the MSS (a segment Nagle holds) is
+    /// appended to that skb (`mptcp_skb_can_collapse_to`, `tcp_skb_can_collapse_to`).
+    /// Returns (the skb's DSN, bytes added).
+    fn grow_tail(&mut self, i: usize, mss: u32) -> Option<(u64, u32)> {
+        if !self.upstream() {
+            return None;
+        }
+        let &(dsn, len, new) = self.subflows[i].queue.back()?;
+        if !new || len >= mss || dsn + len as u64 != self.snd.dsn_nxt {
+            return None;
+        }
+        let add = self.snd.next_new_len(mss - len)?;
+        if !self.snd.extend_last(add, i) {
+            return None;
+        }
+        let s = &mut self.subflows[i];
+        if let Some(back) = s.queue.back_mut() {
+            back.1 += add;
+        }
+        s.queued_bytes += add as u64;
+        Some((dsn, add))
     }
 
     /// One sample per segment that `data_ack` acknowledges in full (seed 002 Sec. IV: a

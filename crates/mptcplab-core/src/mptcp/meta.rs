@@ -131,6 +131,19 @@ impl MetaSender {
         dsn
     }
 
+    /// Grow the last mapping, taken for subflow `sub` alone and not sent yet, by `len` new
+    /// bytes (the caller checked that it ends at `dsn_nxt`). False when it cannot.
+    pub fn extend_last(&mut self, len: u32, sub: usize) -> bool {
+        match self.segs.back_mut() {
+            Some(s) if s.path_mask == 1 << sub && !s.reinject_queued && s.dsn + s.len as u64 == self.dsn_nxt => {
+                s.len += len;
+                self.dsn_nxt += len as u64;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// A copy of the segment starting at `dsn`, sent on subflow `sub` at `sent_at`,
     /// reached the receiver; the first such copy is the one that carried it.
     pub fn note_arrival(&mut self, dsn: u64, sub: usize, sent_at: SimTime) {
@@ -469,6 +482,20 @@ mod tests {
         let mut p = MetaSender::new(200_000, 1 << 30);
         p.write(u64::MAX);
         assert_eq!(p.written, 200_000);
+    }
+
+    #[test]
+    fn the_last_mapping_grows_only_while_it_is_one_subflows_and_the_newest() {
+        let mut s = MetaSender::new(1 << 20, 1 << 20);
+        s.write(10_000);
+        let d = s.take_new(4, 1, SimTime::ZERO);
+        assert!(s.extend_last(1420, 1), "the tail skb of subflow 1 takes the next bytes");
+        assert_eq!((s.segs.back().unwrap().dsn, s.segs.back().unwrap().len, s.dsn_nxt), (d, 1424, 1424));
+        assert!(!s.extend_last(10, 0), "another subflow's data starts a new mapping");
+        s.take_new(100, 0, SimTime::ZERO);
+        s.segs.back_mut().unwrap().path_mask |= 1 << 1;
+        assert!(!s.extend_last(10, 0), "a mapping sent on two subflows is frozen");
+        assert_eq!(s.dsn_nxt, 1524);
     }
 
     #[test]

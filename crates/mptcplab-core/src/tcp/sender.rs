@@ -200,6 +200,8 @@ pub struct SubflowTx {
     pub cfg: TcpConfig,
     pub snd_una: u32,
     pub snd_nxt: u32,
+    /// `tcp_sock.snd_sml`: the end of the last sub-MSS segment sent (Nagle, Minshall).
+    pub snd_sml: u32,
     segs: VecDeque<Seg>,
     pub packets_out: u32,
     pub sacked_out: u32,
@@ -274,6 +276,7 @@ impl SubflowTx {
             cfg,
             snd_una: iss,
             snd_nxt: iss,
+            snd_sml: iss,
             segs: VecDeque::new(),
             packets_out: 0,
             sacked_out: 0,
@@ -451,6 +454,13 @@ impl SubflowTx {
     }
 
     /// Send `len` new bytes mapped to data sequence `dsn`. Returns the subflow sequence.
+    /// Nagle's test with Minshall's variant (`tcp_nagle_check`, RFC 896; Linux): a
+    /// sub-MSS segment waits while packets are out and an earlier sub-MSS segment is
+    /// unacknowledged.
+    pub fn nagle_holds(&self, len: u32) -> bool {
+        len < self.cfg.mss && self.packets_out > 0 && crate::tcp::seq::after(self.snd_sml, self.snd_una)
+    }
+
     pub fn send_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
         self.before_send(now);
         let seq = self.snd_nxt;
@@ -458,6 +468,9 @@ impl SubflowTx {
         seg.stamp_rate(self.rate_stamp());
         self.segs.push_back(seg);
         self.snd_nxt = seq.wrapping_add(len);
+        if len < self.cfg.mss {
+            self.snd_sml = self.snd_nxt;
+        }
         self.st.snd_nxt = self.snd_nxt;
         self.packets_out += 1;
         self.stats.segs_sent += 1;
@@ -1046,6 +1059,25 @@ mod tests {
             let dsn = t.stats.segs_sent * 1000;
             t.send_new(now, 1000, dsn);
         }
+    }
+
+    #[test]
+    fn nagle_holds_a_short_segment_only_while_an_earlier_short_one_is_unacknowledged() {
+        // Linux tcp_nagle_check with tcp_minshall_check (mss 1000 here).
+        let mut t = tx();
+        assert!(!t.nagle_holds(4), "nothing out");
+        t.send_new(SimTime::ZERO, 1000, 0);
+        assert!(!t.nagle_holds(4), "a full segment out: Minshall lets a short one go");
+        assert!(!t.nagle_holds(1000), "full segments are never held");
+        let una = t.snd_una;
+        t.send_new(SimTime::ZERO, 4, 1000);
+        assert!(t.nagle_holds(4), "a short segment unacknowledged");
+        assert!(!t.nagle_holds(1000));
+        // The full segment acked, the short one not yet: still held.
+        t.on_ack(SimTime::from_ms(10), una.wrapping_add(1000), &[], &Coupling::alone());
+        assert!(t.nagle_holds(4));
+        t.on_ack(SimTime::from_ms(20), una.wrapping_add(1004), &[], &Coupling::alone());
+        assert!(!t.nagle_holds(4), "the short one acked");
     }
 
     #[test]
