@@ -1677,6 +1677,11 @@ impl Connection {
         let (dsn, len) = match seg {
             Segment::New => {
                 let Some(len) = self.snd.next_new_len(mss) else { return false };
+                // Upstream subflows run Nagle (see `drain`): a short segment behind an
+                // unacknowledged short one is not built yet, so it can grow.
+                if self.upstream() && self.subflows[i].tx.nagle_holds(len) {
+                    return false;
+                }
                 (self.snd.take_new(len, i, now), len)
             }
             Segment::Reinject => {
