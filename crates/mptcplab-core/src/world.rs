@@ -6,6 +6,7 @@ use crate::mptcp::conn::{Connection, SubState, TimerRequest};
 use crate::mptcp::scheduler::MinRttOptions;
 use crate::mptcp::pm;
 use crate::net::{LinkDir, Offer, Packet, PacketKind, Route};
+use crate::pcap::{PcapError, PcapWriter, SubflowInfo};
 use crate::rng::Rng;
 use crate::scenario::{Plan, ScenarioError};
 use crate::sim::{Event, EventQueue};
@@ -92,6 +93,10 @@ pub struct Simulator {
     prev_sub: Vec<Vec<(u64, u64)>>,
     prev_read: Vec<u64>,
     read_tick: SimTime,
+    /// The seed the run uses (the scenario's or the override).
+    pub seed: u64,
+    /// Packet captures (`attach_pcap`); None: the hot path tests this once per packet.
+    pcap: Option<Box<PcapWriter>>,
 }
 
 impl Simulator {
@@ -162,6 +167,8 @@ impl Simulator {
             traced,
             last_sample: SimTime::ZERO,
             read_tick: SimTime::from_ms(1),
+            seed,
+            pcap: None,
         };
         for (i, c) in sim.conns.iter().enumerate() {
             sim.events.schedule(c.cfg.start, Event::ConnStart { conn: i as u32 });
@@ -187,6 +194,23 @@ impl Simulator {
             data_segments_sent: self.conns.iter().map(|c| c.stats.data_segs_sent).sum(),
             acks_sent: self.conns.iter().map(|c| c.stats.acks_sent).sum(),
         }
+    }
+
+    /// Write packet captures: one sink per path of the plan, in its order (`pcap` module).
+    /// Attach before the run starts.
+    pub fn attach_pcap(&mut self, sinks: Vec<Box<dyn std::io::Write + Send>>) {
+        self.pcap = Some(Box::new(PcapWriter::new(&self.plan, self.seed, sinks)));
+    }
+
+    /// Flush and detach the captures: records per path, or the first write error.
+    pub fn finish_pcap(&mut self) -> Option<Result<Vec<u64>, PcapError>> { self.pcap.take().map(|w| w.finish()) }
+
+    /// What the capture writer needs to know of packet `p`'s subflow.
+    #[cold]
+    fn pcap_info(&self, p: &Packet) -> SubflowInfo {
+        let c = &self.conns[p.conn as usize];
+        let s = &c.subflows[p.sub as usize];
+        SubflowInfo { mptcp: c.cfg.mptcp, initial: p.sub as usize == c.cfg.initial_path, backup: s.backup, mss: s.tx.cfg.mss }
     }
 
     /// Replace a connection's scheduler before the run (plug-ins, e.g. from Python).
@@ -281,6 +305,12 @@ impl Simulator {
             self.offer(pkt);
         } else {
             let c = pkt.conn as usize;
+            if self.pcap.is_some() {
+                let info = self.pcap_info(&pkt);
+                if let Some(w) = self.pcap.as_deref_mut() {
+                    w.on_arrive(self.now, &pkt, info);
+                }
+            }
             // Data is traced on arrival; an ACK after the sender processed it, so its row
             // shows the controller's reaction (the per-ACK CC trace).
             if self.traced[c] && pkt.kind != PacketKind::Ack {
@@ -339,6 +369,12 @@ impl Simulator {
             p.hop = 0;
             if traced {
                 self.trace_tx(&p);
+            }
+            if self.pcap.is_some() {
+                let info = self.pcap_info(&p);
+                if let Some(w) = self.pcap.as_deref_mut() {
+                    w.on_send(self.now, &p, info);
+                }
             }
             self.offer(p);
         }
