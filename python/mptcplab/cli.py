@@ -346,7 +346,7 @@ def _validate_matrix(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from ._bench import run_bench
 
-    return run_bench(runs=args.runs, quick=args.quick, json_out=args.json)
+    return run_bench(runs=args.runs, quick=args.quick, json_out=args.json, pcap=args.pcap)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -610,6 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", type=int, default=None, help="runs per scenario (default 5, 3 with --quick)")
     p.add_argument("--quick", action="store_true", help="10 s of simulated time instead of 60 s")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.add_argument("--pcap", action="store_true", help="write packet captures in every run (their cost; docs/pcap.md)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("sweep", parents=[common], help="run a sweep plan (docs/sweeps.md); resumes where it stopped")

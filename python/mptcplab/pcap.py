@@ -65,8 +65,8 @@ class TsharkMissing(RuntimeError):
 # Per packet; `-E occurrence=f` keeps the first value of a repeated field.
 FIELDS = (
     "frame.interface_id", "frame.time_relative", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport",
-    "tcp.stream", "mptcp.stream", "tcp.flags.syn", "tcp.flags.ack", "tcp.len",
-    "mptcp.dss.dsn", "mptcp.ack", "tcp.options.mptcp.subtype", "tcp.options.sack_le",
+    "tcp.stream", "mptcp.stream", "tcp.flags.syn", "tcp.flags.ack", "tcp.seq", "tcp.len",
+    "mptcp.dss.dsn", "tcp.options.mptcp.subflowseqno", "mptcp.ack", "tcp.options.mptcp.subtype", "tcp.options.sack_le",
     "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission", "tcp.analysis.spurious_retransmission",
     "tcp.analysis.out_of_order",
     "_ws.malformed", "_ws.expert.severity",
@@ -205,9 +205,13 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
                 row.retrans_bytes += length
             if get("tcp.options.mptcp.subtype"):
                 row.mptcp_data_pkts += 1
-            dsn = get("mptcp.dss.dsn")
-            if dsn:
-                end = int(dsn) + length
+            dsn, ssn = get("mptcp.dss.dsn"), get("tcp.options.mptcp.subflowseqno")
+            if dsn and ssn:
+                # A mapping may cover more than this segment (Linux maps a whole skb and
+                # each segment cut from it repeats the option): the segment's first byte
+                # is at the mapping's DSN plus its offset in the mapping, both sequence
+                # numbers relative to the ISN (RFC 8684 §3.3.1).
+                end = int(dsn) + (int(get("tcp.seq")) - int(ssn)) + length
                 row.dsn_sent = max(row.dsn_sent, end)
                 if end <= front.get(row.flow, 0):
                     row.dsn_behind += 1
