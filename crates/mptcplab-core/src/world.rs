@@ -205,12 +205,22 @@ impl Simulator {
     /// Flush and detach the captures: records per path, or the first write error.
     pub fn finish_pcap(&mut self) -> Option<Result<Vec<u64>, PcapError>> { self.pcap.take().map(|w| w.finish()) }
 
-    /// What the capture writer needs to know of packet `p`'s subflow.
+    /// Hand packet `p` to the capture writer as it leaves its source (`arrived` false) or
+    /// reaches its destination. Out of line: with captures off, the hot path keeps only
+    /// the `is_some` test.
     #[cold]
-    fn pcap_info(&self, p: &Packet) -> SubflowInfo {
+    #[inline(never)]
+    fn pcap_packet(&mut self, p: &Packet, arrived: bool) {
         let c = &self.conns[p.conn as usize];
         let s = &c.subflows[p.sub as usize];
-        SubflowInfo { mptcp: c.cfg.mptcp, initial: p.sub as usize == c.cfg.initial_path, backup: s.backup, mss: s.tx.cfg.mss }
+        let info = SubflowInfo { mptcp: c.cfg.mptcp, initial: p.sub as usize == c.cfg.initial_path, backup: s.backup, mss: s.tx.cfg.mss };
+        if let Some(w) = self.pcap.as_deref_mut() {
+            if arrived {
+                w.on_arrive(self.now, p, info);
+            } else {
+                w.on_send(self.now, p, info);
+            }
+        }
     }
 
     /// Replace a connection's scheduler before the run (plug-ins, e.g. from Python).
@@ -306,10 +316,7 @@ impl Simulator {
         } else {
             let c = pkt.conn as usize;
             if self.pcap.is_some() {
-                let info = self.pcap_info(&pkt);
-                if let Some(w) = self.pcap.as_deref_mut() {
-                    w.on_arrive(self.now, &pkt, info);
-                }
+                self.pcap_packet(&pkt, true);
             }
             // Data is traced on arrival; an ACK after the sender processed it, so its row
             // shows the controller's reaction (the per-ACK CC trace).
@@ -371,10 +378,7 @@ impl Simulator {
                 self.trace_tx(&p);
             }
             if self.pcap.is_some() {
-                let info = self.pcap_info(&p);
-                if let Some(w) = self.pcap.as_deref_mut() {
-                    w.on_send(self.now, &p, info);
-                }
+                self.pcap_packet(&p, false);
             }
             self.offer(p);
         }
