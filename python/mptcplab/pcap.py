@@ -159,7 +159,8 @@ def tshark_rows(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
 
 def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[SubflowRow]:
     """The recipe: one row per TCP subflow that carried data or MPTCP options, ordered by
-    MPTCP connection, then path. See `SubflowRow` for the columns."""
+    MPTCP connection (plain TCP last), then tshark's stream index (first seen first). See
+    `SubflowRow` for the columns."""
     files, packets = tshark_rows(source)
     ix = {name: k for k, name in enumerate(FIELDS)}
     rows: dict[int, SubflowRow] = {}
@@ -223,7 +224,7 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
             if ack:
                 row.data_acked = max(row.data_acked, int(ack))
     keep = [r for r in rows.values() if r.payload_bytes > 0 or r.flow != "-"]
-    return sorted(keep, key=lambda r: (r.flow == "-", int(r.flow) if r.flow != "-" else 0, r.path, r.subflow))
+    return sorted(keep, key=lambda r: (r.flow == "-", int(r.flow) if r.flow != "-" else 0, r.subflow))
 
 
 def format_summary(rows: Sequence[SubflowRow]) -> str:
