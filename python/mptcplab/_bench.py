@@ -34,10 +34,9 @@ def _child(scenario_path: str, duration: str | None, pcap_dir: str | None = None
     text = scenario.to_json()
     extra: dict[str, Any] = {}
     if pcap_dir:
-        from .pcap import prepare_captures
+        from .pcap import prepare_sim_captures
 
-        paths = json.loads(_core.validate(text)).get("paths") or []
-        extra["pcap_files"] = list(prepare_captures(pcap_dir, [p["name"] for p in paths]).values())
+        extra["pcap_files"] = list(prepare_sim_captures(pcap_dir, text).values())
     raw = _core.simulate(text, None, None, None, None, **extra)
     meta = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in dict(raw["meta"]).items()}
     goodput = sum(float(x) for x in raw["summary"].get("goodput_mbps", []))

@@ -1,7 +1,6 @@
 """`simulate()`: run a scenario on the simulator backend."""
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union
@@ -91,12 +90,9 @@ def simulate(
     text = prepared.core.to_json()
     pcap_files: dict[str, str] | None = None
     if pcap is not None:
-        from .pcap import prepare_captures
+        from .pcap import prepare_sim_captures
 
-        with core_errors():
-            paths = json.loads(_core.validate(text)).get("paths") or []
-        # One file per path, in the plan's order (the normalised scenario's).
-        pcap_files = prepare_captures(pcap, [p["name"] for p in paths])
+        pcap_files = prepare_sim_captures(pcap, text)
         extra["pcap_files"] = list(pcap_files.values())  # binding extension, see _core.pyi
     with core_errors():
         raw = _core.simulate(text, None, None, progress, trace_path, **extra)

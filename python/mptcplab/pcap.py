@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .errors import ScenarioError
 
-__all__ = ["capture_name", "prepare_captures", "summarize", "format_summary", "SubflowRow", "TsharkMissing"]
+__all__ = ["capture_name", "prepare_captures", "prepare_sim_captures", "summarize", "format_summary", "SubflowRow", "TsharkMissing"]
 
 
 def capture_name(path_name: str) -> str:
@@ -54,6 +54,20 @@ def prepare_captures(directory: str | os.PathLike[str], path_names: Sequence[str
             raise ScenarioError("--pcap", f"two paths would share the capture '{f}': rename one of them")
         files[name] = str(f)
     return files
+
+
+def prepare_sim_captures(directory: str | os.PathLike[str], scenario_json: str) -> dict[str, str]:
+    """`prepare_captures` for a simulator run of the core scenario `scenario_json`: one
+    file per path of the normalised scenario, in the order of the core's plan (the
+    order `_core.simulate(pcap_files=...)` expects)."""
+    import json
+
+    from . import _core
+    from .errors import core_errors
+
+    with core_errors():
+        paths = json.loads(_core.validate(scenario_json)).get("paths") or []
+    return prepare_captures(directory, [p["name"] for p in paths])
 
 
 # -- the tshark recipe ----------------------------------------------------------------------
