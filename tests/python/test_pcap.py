@@ -110,6 +110,22 @@ def test_per_subflow_bytes_from_the_capture_equal_the_simulators_counters_exactl
     assert 0 <= r.summary["bytes_delivered"].iloc[0] + 1 - acked < 75_000
 
 
+@pytest.mark.parametrize("file,mptcp_subflows,plain", [
+    ("path-managers/ndiffports-one-path.toml", 4, 0),  # four subflows on one path: one file
+    ("cc/rfc6356-goal1.toml", 2, 2),                   # plain TCP cross flows share the paths
+])
+def test_subflows_sharing_paths_with_others_are_grouped_and_every_paths_bytes_add_up(tmp_path, tshark, file, mptcp_subflows, plain):
+    from conftest import SCENARIOS
+
+    r = mptcplab.simulate(mptcplab.Scenario.from_toml(SCENARIOS / file), duration=2, pcap=tmp_path)
+    rows = summarize(tmp_path)
+    assert [row.flow for row in rows] == ["0"] * mptcp_subflows + ["-"] * plain
+    assert len({row.client for row in rows}) == len(rows)
+    sent = r.subflow_summary.groupby("path")["bytes_sent"].sum().to_dict()
+    assert {p: sum(row.payload_bytes for row in rows if row.path == p) for p in sent} == sent
+    assert all(row.malformed == row.expert_errors == 0 for row in rows)
+
+
 def test_run_pcap_on_the_sim_backend_writes_one_capture_per_path_and_pcap_summary_prints_the_table(tmp_path, tshark, tmp_toml):
     import tomli_w
 
