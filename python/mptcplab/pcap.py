@@ -76,11 +76,13 @@ class TsharkMissing(RuntimeError):
     install` does it)."""
 
 
-# Per packet; `-E occurrence=f` keeps the first value of a repeated field.
+# Per packet; a repeated field's values come joined by "," (`-E occurrence=a`); the
+# recipe uses the first, except for the expert severity (the highest counts).
 FIELDS = (
     "frame.interface_id", "frame.time_relative", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport",
     "tcp.stream", "mptcp.stream", "tcp.flags.syn", "tcp.flags.ack", "tcp.seq", "tcp.len",
-    "mptcp.dss.dsn", "tcp.options.mptcp.subflowseqno", "mptcp.ack", "tcp.options.mptcp.subtype", "tcp.options.sack_le",
+    "mptcp.dss.dsn", "tcp.options.mptcp.rawdataseqno", "tcp.options.mptcp.subflowseqno",
+    "mptcp.ack", "tcp.options.mptcp.rawdataack", "tcp.options.mptcp.subtype", "tcp.options.sack_le",
     "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission", "tcp.analysis.spurious_retransmission",
     "tcp.analysis.out_of_order",
     "_ws.malformed", "_ws.expert.severity",
@@ -134,21 +136,21 @@ def _tools() -> tuple[str, str]:
 
 
 def capture_files(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """A directory's `*.pcap` files (sorted by name), or the files given."""
-    if isinstance(source, (str, os.PathLike)):
-        p = Path(source)
+    """The capture files of `source`: a directory (its `*.pcap`, sorted by name), a file,
+    or several of either."""
+    items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    files: list[Path] = []
+    for item in items:
+        p = Path(item)
         if p.is_dir():
-            files = sorted(p.glob("*.pcap"))
-            if not files:
+            found = sorted(p.glob("*.pcap"))
+            if not found:
                 raise ScenarioError("<pcap>", f"no *.pcap files in '{p}'")
-            return files
-        if not p.is_file():
+            files += found
+        elif p.is_file():
+            files.append(p)
+        else:
             raise ScenarioError("<pcap>", f"'{p}' is neither a directory of captures nor a capture file")
-        return [p]
-    files = [Path(f) for f in source]
-    for f in files:
-        if not f.is_file():
-            raise ScenarioError("<pcap>", f"no capture file '{f}'")
     return files
 
 
@@ -162,7 +164,8 @@ def tshark_rows(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
         # -I none: keep every input's interface (mergecap(1)), -a would concatenate.
         subprocess.run([mergecap, "-I", "none", "-F", "pcapng", "-w", str(merged), *map(str, files)],
                        check=True, capture_output=True, text=True)
-        cmd = [tshark, "-n", "-r", str(merged), "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"]
+        cmd = [tshark, "-n", "-r", str(merged), "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
+               "-E", "aggregator=,"]
         for pref in PREFS:
             cmd += ["-o", pref]
         for f in FIELDS:
@@ -182,7 +185,9 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
     front: dict[str, int] = {}  # per MPTCP connection: highest DSN + length sent so far
     packets.sort(key=lambda r: float(r[ix["frame.time_relative"]] or 0.0))
     for r in packets:
-        get = lambda name: r[ix[name]] if ix[name] < len(r) else ""  # noqa: E731
+        def get(name: str) -> str:
+            return r[ix[name]].split(",", 1)[0] if ix[name] < len(r) else ""
+
         if not get("tcp.stream"):
             continue
         stream = int(get("tcp.stream"))
@@ -203,8 +208,8 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
             row.flow = flow
         if get("_ws.malformed"):
             row.malformed += 1
-        sev = get("_ws.expert.severity")
-        if sev and int(sev, 0) >= PI_ERROR:
+        sev = r[ix["_ws.expert.severity"]] if ix["_ws.expert.severity"] < len(r) else ""
+        if sev and max(int(v, 0) for v in sev.split(",")) >= PI_ERROR:
             row.expert_errors += 1
         length = int(get("tcp.len") or 0)
         if src == client:
@@ -221,7 +226,9 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
             if get("tcp.options.mptcp.subtype"):
                 row.mptcp_data_pkts += 1
             dsn, ssn = get("mptcp.dss.dsn"), get("tcp.options.mptcp.subflowseqno")
-            if dsn and ssn:
+            # tshark makes the DSN relative only when it saw the connection's keys (its
+            # MP_CAPABLE handshake, in another file for a join subflow); else it is raw.
+            if dsn and ssn and dsn != get("tcp.options.mptcp.rawdataseqno"):
                 # A mapping may cover more than this segment (Linux maps a whole skb and
                 # each segment cut from it repeats the option): the segment's first byte
                 # is at the mapping's DSN plus its offset in the mapping, both sequence
@@ -235,7 +242,7 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
             if get("tcp.options.sack_le"):
                 row.sack_acks += 1
             ack = get("mptcp.ack")
-            if ack:
+            if ack and ack != get("tcp.options.mptcp.rawdataack"):
                 row.data_acked = max(row.data_acked, int(ack))
     keep = [r for r in rows.values() if r.payload_bytes > 0 or r.flow != "-"]
     return sorted(keep, key=lambda r: (r.flow == "-", int(r.flow) if r.flow != "-" else 0, r.subflow))

@@ -8,6 +8,7 @@ with apt-get they fail instead, since `./dev` should have installed them.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -139,6 +140,11 @@ def test_run_pcap_on_the_sim_backend_writes_one_capture_per_path_and_pcap_summar
     lines = proc.stdout.splitlines()
     assert lines[0].split() == list(COLUMNS) and len(lines) == 3
     assert [ln.split()[0] for ln in lines[1:]] == ["0", "0"]
+    # the join subflow's file alone: tshark has no keys, so no relative DSNs to report
+    proc = run_cli("pcap-summary", "--json", str(out / "p1.pcap"))
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(proc.stdout)
+    assert row["payload_bytes"] > 0 and row["dsn_sent"] == row["data_acked"] == 0
 
 
 def test_same_scenario_and_seed_write_identical_capture_bytes(tmp_path):

@@ -18,7 +18,8 @@ use std::collections::VecDeque;
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes.
 pub const TCP_HEADER_BYTES: u32 = 52;
-/// MPTCP DSS option with a 64-bit mapping and DATA_ACK (RFC 8684 §3.3), rounded.
+/// MPTCP DSS option with a 64-bit mapping, no DATA_ACK and no checksum (RFC 8684 §3.3:
+/// 4 + 8 + 4 + 2 = 18 bytes, padded to 20; the packet captures write exactly this).
 pub const DSS_BYTES: u32 = 20;
 pub const SYN_BYTES: u32 = 60;
 
