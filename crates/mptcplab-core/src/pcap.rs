@@ -59,6 +59,7 @@ const OPT_MPTCP: u8 = 30;
 const MP_CAPABLE: u8 = 0x0;
 const MP_JOIN: u8 = 0x1;
 const DSS: u8 = 0x2;
+const MP_PRIO: u8 = 0x5;
 /// MP_CAPABLE version 1 (RFC 8684 §3.1).
 const MPTCP_VERSION: u8 = 1;
 /// MP_CAPABLE flags: only H (HMAC-SHA256); A (checksum) off, so DSS carries no checksum.
@@ -71,6 +72,19 @@ const DSS_M8: u8 = 0x08;
 // TCP header flags (RFC 9293 §3.1).
 const TCP_SYN: u8 = 0x02;
 const TCP_ACK: u8 = 0x10;
+
+/// The fixed TCP header fields of a record.
+struct Header {
+    seq: u32,
+    ack: u32,
+    flags: u8,
+    window: u16,
+    payload: u32,
+    ip_id: u16,
+}
+
+/// Scaled window field of a non-SYN segment (RFC 7323 §2.3).
+fn scaled(bytes: u64) -> u16 { (bytes >> WSCALE).min(0xffff) as u16 }
 
 /// What the engine knows about the subflow a packet belongs to, given with each packet.
 #[derive(Clone, Copy, Debug)]
@@ -119,6 +133,16 @@ struct SubWire {
     ack_server: u32,
     ip_id_client: u16,
     ip_id_server: u16,
+}
+
+impl SubWire {
+    /// The next IPv4 identification of one end (per-end counters, as Linux keeps one per
+    /// socket with DF set).
+    fn next_ip_id(&mut self, from_client: bool) -> u16 {
+        let id = if from_client { &mut self.ip_id_client } else { &mut self.ip_id_server };
+        *id = id.wrapping_add(1);
+        *id
+    }
 }
 
 struct Sink {
@@ -289,7 +313,8 @@ impl PcapWriter {
         h.extend_from_slice(&SNAPLEN.to_le_bytes());
         h.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
         for i in 0..w.sinks.len() {
-            w.emit(i, &h);
+            // (A failed header write is kept in `error`.)
+            let _ = w.emit(i, &h);
         }
         w
     }
@@ -316,15 +341,18 @@ impl PcapWriter {
         }
     }
 
-    fn emit(&mut self, i: usize, bytes: &[u8]) {
-        let Some(s) = self.sinks.get_mut(i) else { return };
+    /// Write to sink `i`; true if it took the bytes.
+    fn emit(&mut self, i: usize, bytes: &[u8]) -> bool {
+        let Some(s) = self.sinks.get_mut(i) else { return false };
         if s.failed {
-            return;
+            return false;
         }
         if let Err(e) = s.out.write_all(bytes) {
             s.failed = true;
             self.error.get_or_insert(PcapError { path: i, error: e });
+            return false;
         }
+        true
     }
 
     fn sub(&mut self, conn: u32, sub: u16) -> Option<&mut SubWire> {
@@ -373,6 +401,7 @@ impl PcapWriter {
     /// Build one record (IPv4 + TCP header + payload zeros up to the snap length) and
     /// write it to the file of the packet's path.
     fn write(&mut self, now: SimTime, p: &Packet, info: SubflowInfo) {
+        // Path i's routes are 2i (client to server) and 2i + 1 (`Simulator::new`).
         let path = (p.route / 2) as usize;
         let to_server = p.route % 2 == 0;
         let Some(c) = self.conns.get(p.conn as usize) else { return };
@@ -386,8 +415,6 @@ impl PcapWriter {
         let Some(s) = self.sub(p.conn, p.sub) else { return };
         let mut o = Options::new();
         let (seq, ack, flags, window, payload): (u32, u32, u8, u16, u32);
-        // Scaled window field of a non-SYN segment (RFC 7323 §2.3).
-        let scaled = |bytes: u64| (bytes >> WSCALE).min(0xffff) as u16;
         let mss_opt = (info.mss + 12).min(0xffff) as u16;
         match p.kind {
             PacketKind::Syn => {
@@ -510,14 +537,30 @@ impl PcapWriter {
         if !to_server {
             s.ts_recent_client = tsval(p.ts);
         }
-        let ip_id = if to_server {
-            s.ip_id_client = s.ip_id_client.wrapping_add(1);
-            s.ip_id_client
-        } else {
-            s.ip_id_server = s.ip_id_server.wrapping_add(1);
-            s.ip_id_server
-        };
-        let (cip, cport, sport) = (client_ip(path), CLIENT_PORT_BASE.wrapping_add((p.conn as u16).wrapping_mul(64)).wrapping_add(p.sub), SERVER_PORT_BASE.wrapping_add(p.conn as u16));
+        let hdr = Header { seq, ack, flags, window, payload, ip_id: s.next_ip_id(to_server) };
+        self.record(now, path, to_server, p.conn, p.sub, hdr, &o);
+    }
+
+    /// The engine changed a subflow's backup flag (a path manager's MP_PRIO): write the
+    /// client's pure ACK with MP_PRIO, B flag, no address id (RFC 8684 §3.3.8, Figure
+    /// 11), as Linux sends it (`mptcp_pm_nl_mp_prio_send_ack`). `snd_nxt`: the
+    /// subflow's next sequence number.
+    pub fn on_mp_prio(&mut self, now: SimTime, conn: u32, sub: u16, route_fwd: u32, snd_nxt: u32, info: SubflowInfo) {
+        let Some(s) = self.sub(conn, sub) else { return };
+        let mut o = Options::new();
+        o.timestamps(tsval(now), s.ts_recent_client);
+        o.put(&[OPT_MPTCP, 3, MP_PRIO << 4 | info.backup as u8]);
+        o.align();
+        let hdr = Header { seq: snd_nxt, ack: s.isn_server.wrapping_add(1), flags: TCP_ACK, window: scaled(CLIENT_WINDOW_BYTES), payload: 0, ip_id: s.next_ip_id(true) };
+        self.record(now, (route_fwd / 2) as usize, true, conn, sub, hdr, &o);
+    }
+
+    /// Write one record: IPv4 + TCP header with `o`'s options, then payload zeros up to
+    /// the snap length, to the file of `path`.
+    #[allow(clippy::too_many_arguments)]
+    fn record(&mut self, now: SimTime, path: usize, to_server: bool, conn: u32, sub: u16, h: Header, o: &Options) {
+        let Header { seq, ack, flags, window, payload, ip_id } = h;
+        let (cip, cport, sport) = (client_ip(path), CLIENT_PORT_BASE.wrapping_add((conn as u16).wrapping_mul(64)).wrapping_add(sub), SERVER_PORT_BASE.wrapping_add(conn as u16));
         let (src, dst, srcp, dstp) = if to_server { (cip, SERVER_IP, cport, sport) } else { (SERVER_IP, cip, sport, cport) };
         let tcp_hdr = 20 + o.n;
         let tcp_len = tcp_hdr as u32 + payload;
@@ -562,9 +605,9 @@ impl PcapWriter {
         let keep = (incl as usize + 16).saturating_sub(b.len());
         b.resize(b.len() + keep, 0);
         let rec = std::mem::take(&mut self.buf);
-        self.emit(path, &rec);
-        if let Some(s) = self.sinks.get_mut(path) {
-            s.records += 1;
+        if self.emit(path, &rec) {
+            // (emit found the sink: the index is in range.)
+            self.sinks[path].records += 1;
         }
         self.buf = rec;
     }

@@ -200,10 +200,35 @@ impl Simulator {
     /// Attach before the run starts.
     pub fn attach_pcap(&mut self, sinks: Vec<Box<dyn std::io::Write + Send>>) {
         self.pcap = Some(Box::new(PcapWriter::new(&self.plan, self.seed, sinks)));
+        for c in self.conns.iter_mut() {
+            c.record_prio(c.cfg.mptcp);
+        }
     }
 
     /// Flush and detach the captures: records per path, or the first write error.
-    pub fn finish_pcap(&mut self) -> Option<Result<Vec<u64>, PcapError>> { self.pcap.take().map(|w| w.finish()) }
+    pub fn finish_pcap(&mut self) -> Option<Result<Vec<u64>, PcapError>> {
+        for c in self.conns.iter_mut() {
+            c.record_prio(false);
+        }
+        self.pcap.take().map(|w| w.finish())
+    }
+
+    /// Write connection `c`'s MP_PRIO signals: the engine changes a subflow's backup flag
+    /// without a packet; the capture shows the client's MP_PRIO at that moment.
+    #[cold]
+    #[inline(never)]
+    fn pcap_prio(&mut self, c: usize) {
+        let signals = self.conns[c].poll_prio_signals();
+        for (i, backup) in signals {
+            let conn = &self.conns[c];
+            let s = &conn.subflows[i];
+            let info = SubflowInfo { mptcp: true, initial: i == conn.cfg.initial_path, backup, mss: s.tx.cfg.mss };
+            let (route, snd_nxt) = (s.route_fwd, s.tx.snd_nxt);
+            if let Some(w) = self.pcap.as_deref_mut() {
+                w.on_mp_prio(self.now, c as u32, i as u16, route, snd_nxt, info);
+            }
+        }
+    }
 
     /// Hand packet `p` to the capture writer as it leaves its source (`arrived` false) or
     /// reaches its destination. Out of line: with captures off, the hot path keeps only
@@ -383,6 +408,10 @@ impl Simulator {
             self.offer(p);
         }
         self.outbox.clear();
+        if self.pcap.is_some() && self.conns[c].has_prio_signals() {
+            // After the event's packets: a handshake's last ACK precedes the MP_PRIO.
+            self.pcap_prio(c);
+        }
         if self.conns[c].has_status_changes() {
             let paths = &self.conn_paths[c];
             for ch in self.conns[c].poll_status_changes() {

@@ -195,3 +195,55 @@ fn same_seed_gives_identical_capture_bytes_and_another_seed_does_not() {
     let (_, z) = run_with_pcap(&t.replace("duration = \"4 s\"", "duration = \"4 s\"\nseed = 7"), 2);
     assert_ne!(x, z);
 }
+
+#[test]
+fn a_path_managers_backup_change_shows_as_the_clients_mp_prio_with_the_b_flag() {
+    // PCDC puts the poor path's subflow in standby at establishment (seed 000, MP_PRIO).
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/path-managers/pcdc-standby-failover.toml")).unwrap();
+    let (sim, files) = run_with_pcap(&text, 2);
+    let poor = sim.plan.paths.iter().position(|p| p.name == "poor").unwrap();
+    let mut prio = Vec::new();
+    for (k, f) in files.iter().enumerate() {
+        for r in records(f) {
+            let tcp = &r.data[20..];
+            let thl = (tcp[12] >> 4) as usize * 4;
+            for (kind, body) in options(&tcp[20..thl]) {
+                if kind == 30 && body[0] >> 4 == 5 {
+                    assert_eq!((body.len(), r.orig - 20 - thl, tcp[13]), (1, 0, 0x10), "a pure ACK with a 3-byte MP_PRIO");
+                    prio.push((k, body[0] & 1, r.data[12..16].to_vec()));
+                }
+            }
+        }
+    }
+    assert_eq!(prio, vec![(poor, 1, vec![10, 100, poor as u8, 1])], "one MP_PRIO, B set, from the client on the poor path");
+}
+
+/// A sink that takes `room` bytes, then fails like a full disk.
+struct Full {
+    room: usize,
+}
+
+impl Write for Full {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if b.len() > self.room {
+            return Err(std::io::Error::other("no space left on device"));
+        }
+        self.room -= b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> { Ok(()) }
+}
+
+#[test]
+fn a_failing_sink_stops_only_its_own_capture_and_finish_names_its_path() {
+    let sc = common::scenario_toml(&lossy_two_paths());
+    let mut sim = build(&sc, None);
+    sim.end = mptcplab_core::units::SimTime::from_secs(1);
+    let ok = Shared::default();
+    sim.attach_pcap(vec![Box::new(ok.clone()), Box::new(Full { room: 5000 })]);
+    sim.run();
+    let err = sim.finish_pcap().expect("attached").expect_err("the second sink failed");
+    assert_eq!((err.path, err.error.to_string()), (1, "no space left on device".to_string()));
+    let first = ok.0.lock().unwrap().clone();
+    assert!(records(&first).len() > 500, "the other path's capture is whole");
+}
