@@ -13,6 +13,7 @@
 //! The core does no I/O: the caller hands in one `Write` per path (the Python binding
 //! opens files). Writing stops at the first I/O error of a sink; `finish` reports it.
 
+use crate::mptcp::conn::TCP_HEADER_BYTES;
 use crate::net::{Packet, PacketKind};
 use crate::rng::Rng;
 use crate::units::SimTime;
@@ -102,10 +103,10 @@ struct ConnWire {
     key_client: u64,
     key_server: u64,
     /// Token = the most significant 32 bits of SHA-256(key); IDSN = its least
-    /// significant 64 bits (RFC 8684 §3.1). The server sends no data, so its IDSN is
-    /// not needed.
+    /// significant 64 bits (RFC 8684 §3.1).
     token_server: u32,
     idsn_client: u64,
+    idsn_server: u64,
     name: String,
     seed: u64,
     subs: Vec<SubWire>,
@@ -297,8 +298,8 @@ impl PcapWriter {
                 let key_client = r.next_u64();
                 let key_server = r.next_u64();
                 let (_, idsn_client) = token_and_idsn(key_client);
-                let (token_server, _) = token_and_idsn(key_server);
-                ConnWire { key_client, key_server, token_server, idsn_client, name: c.cfg.name.clone(), seed, subs: Vec::new(), data_ack: 0, window_edge: 0 }
+                let (token_server, idsn_server) = token_and_idsn(key_server);
+                ConnWire { key_client, key_server, token_server, idsn_client, idsn_server, name: c.cfg.name.clone(), seed, subs: Vec::new(), data_ack: 0, window_edge: 0 }
             })
             .collect();
         let mut w = PcapWriter { sinks: sinks.into_iter().map(|out| Sink { out, records: 0, failed: false }).collect(), conns, error: None, buf: Vec::with_capacity(SNAPLEN as usize + 16) };
@@ -405,7 +406,7 @@ impl PcapWriter {
         let path = (p.route / 2) as usize;
         let to_server = p.route % 2 == 0;
         let Some(c) = self.conns.get(p.conn as usize) else { return };
-        let (key_client, key_server, token_server, idsn_client) = (c.key_client, c.key_server, c.token_server, c.idsn_client);
+        let (key_client, key_server, token_server, idsn_client, idsn_server) = (c.key_client, c.key_server, c.token_server, c.idsn_client, c.idsn_server);
         if !to_server && p.kind == PacketKind::Ack {
             let c = &mut self.conns[p.conn as usize];
             c.data_ack = p.data_ack;
@@ -488,13 +489,21 @@ impl PcapWriter {
                 payload = p.len;
                 o.timestamps(tsval(p.ts), s.ts_recent_client);
                 if info.mptcp {
-                    // DSS with a 64-bit mapping (M, m) and no DATA_ACK (the client has no
-                    // data to acknowledge): DSN, subflow sequence number relative to the
-                    // ISN, data-level length; no checksum (RFC 8684 §3.3, Figure 9). The
-                    // first data byte is IDSN + 1 (Linux `write_seq = idsn + 1`).
+                    // DSS with a 64-bit mapping (M, m): DSN, subflow sequence number
+                    // relative to the ISN, data-level length; no checksum (RFC 8684 §3.3,
+                    // Figure 9). The first data byte is IDSN + 1 (Linux `write_seq =
+                    // idsn + 1`). The engine's header bytes choose the layout: 20 bytes
+                    // of DSS (out-of-tree accounting) hold no DATA_ACK (4 + 8 + 4 + 2 =
+                    // 18, padded); 24 (upstream, as Linux sends it) add a 32-bit DATA_ACK
+                    // of the server's data (none: its IDSN + 1).
                     let dsn = idsn_client.wrapping_add(1).wrapping_add(p.dsn);
                     let ssn = p.seq.wrapping_sub(s.isn_client);
-                    o.put(&[OPT_MPTCP, 18, DSS << 4, DSS_M | DSS_M8]);
+                    if p.wire_bytes >= TCP_HEADER_BYTES + 24 + p.len {
+                        o.put(&[OPT_MPTCP, 22, DSS << 4, DSS_A | DSS_M | DSS_M8]);
+                        o.put(&(idsn_server.wrapping_add(1) as u32).to_be_bytes());
+                    } else {
+                        o.put(&[OPT_MPTCP, 18, DSS << 4, DSS_M | DSS_M8]);
+                    }
                     o.put(&dsn.to_be_bytes());
                     o.put(&ssn.to_be_bytes());
                     o.put(&(p.len.min(0xffff) as u16).to_be_bytes());
@@ -637,6 +646,47 @@ mod tests {
         assert_ne!(trunc[..], full[..8]);
         // Known answer from Python's hmac module (key Kb+Ka, message Rb+Ra).
         assert_eq!(trunc, [0x0f, 0xce, 0x25, 0x97, 0xe5, 0x5e, 0x87, 0xef]);
+    }
+
+    /// A sink the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> { Ok(()) }
+    }
+
+    #[test]
+    fn the_data_segments_dss_fills_the_header_bytes_the_engine_charged() {
+        let json = r#"{"name": "t", "links": [{"name": "l", "rate": "10 Mbit/s", "delay": "5 ms"}],
+            "paths": [{"name": "p", "links": ["l"]}], "connections": [{"name": "c", "paths": ["p"]}]}"#;
+        let plan = crate::Scenario::from_json(json).unwrap().plan().unwrap();
+        let sink = Shared::default();
+        let mut w = PcapWriter::new(&plan, 1, vec![Box::new(sink.clone())]);
+        let info = SubflowInfo { mptcp: true, initial: true, backup: false, mss: 1448 };
+        let mut syn = Packet::new(PacketKind::Syn, 0, 0, 0, 60);
+        syn.seq = 1000;
+        w.on_send(SimTime::ZERO, &syn, info);
+        let mut sizes = Vec::new();
+        for dss in [20, 24] {
+            let mut d = Packet::new(PacketKind::Data, 0, 0, 0, TCP_HEADER_BYTES + dss + 1448);
+            (d.seq, d.len) = (1000, 1448);
+            w.on_send(SimTime::from_ms(1), &d, info);
+            let file = sink.0.lock().unwrap().clone();
+            let rec = &file[file.len() - SNAPLEN as usize..];
+            let orig = u32::from_le_bytes(file[file.len() - 132..file.len() - 128].try_into().unwrap());
+            let thl = (rec[32] >> 4) as usize * 4;
+            // NOP NOP TS(10), then the DSS: kind, length, subtype, flags
+            assert_eq!(&rec[40..44], &[1, 1, 8, 10]);
+            let (len, flags) = (rec[53], rec[55]);
+            sizes.push((orig, thl, len, flags));
+        }
+        // 20 bytes: M, m (no DATA_ACK); 24: A as well (32-bit DATA_ACK), as Linux sends it
+        assert_eq!(sizes, vec![(20 + 52 + 1448, 52, 18, 0x0c), (20 + 56 + 1448, 56, 22, 0x0d)]);
     }
 
     #[test]
