@@ -161,17 +161,27 @@ def tshark_rows(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     files = capture_files(source)
     with tempfile.TemporaryDirectory(prefix="mptcplab-pcap-") as tmp:
         merged = Path(tmp) / "merged.pcapng"
-        # -I none: keep every input's interface (mergecap(1)), -a would concatenate.
-        subprocess.run([mergecap, "-I", "none", "-F", "pcapng", "-w", str(merged), *map(str, files)],
-                       check=True, capture_output=True, text=True)
+        # Merged in time order (mergecap(1) without -a); -I none keeps every input's
+        # interface description apart.
+        _run([mergecap, "-I", "none", "-F", "pcapng", "-w", str(merged), *map(str, files)], files)
         cmd = [tshark, "-n", "-r", str(merged), "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
                "-E", "aggregator=,"]
         for pref in PREFS:
             cmd += ["-o", pref]
         for f in FIELDS:
             cmd += ["-e", f]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        out = _run(cmd, files)
     return files, [line.split("\t") for line in out.splitlines() if line]
+
+
+def _run(cmd: list[str], files: Sequence[Path]) -> str:
+    """Run mergecap or tshark; a capture they cannot read is bad input naming the files."""
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        why = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        names = ", ".join(str(f) for f in files)
+        raise ScenarioError("<pcap>", f"{Path(cmd[0]).name} cannot read {names}: {why}")
+    return proc.stdout
 
 
 def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[SubflowRow]:
@@ -183,7 +193,6 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
     rows: dict[int, SubflowRow] = {}
     client_of: dict[int, tuple[str, str]] = {}
     front: dict[str, int] = {}  # per MPTCP connection: highest DSN + length sent so far
-    packets.sort(key=lambda r: float(r[ix["frame.time_relative"]] or 0.0))
     for r in packets:
         def get(name: str) -> str:
             return r[ix[name]].split(",", 1)[0] if ix[name] < len(r) else ""

@@ -219,6 +219,13 @@ def test_pcap_summary_of_a_directory_without_captures_is_a_bad_input_error(tmp_p
     assert proc.returncode == 2 and proc.stderr.startswith("error: <pcap>: no *.pcap files"), proc.stderr
 
 
+def test_pcap_summary_of_a_file_that_is_no_capture_is_one_line_and_exit_2(tmp_path, tshark):
+    (tmp_path / "p0.pcap").write_bytes(b"this is not a capture file")
+    proc = run_cli("pcap-summary", str(tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("error: <pcap>: mergecap cannot read")
+
+
 def test_capture_names_replace_characters_outside_the_portable_set():
     assert capture_name("wifi/5 GHz") == "wifi_5_GHz.pcap"
     assert capture_name("p-lte.0~a") == "p-lte.0~a.pcap"
