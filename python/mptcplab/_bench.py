@@ -25,12 +25,19 @@ TARGET_IMPORT_PLUS_1S_RUN_S = 1.0
 QUICK_DURATION = "10 s"
 
 
-def _child(scenario_path: str, duration: str | None) -> int:
-    """Run one scenario; print one JSON line with the figures."""
+def _child(scenario_path: str, duration: str | None, pcap_dir: str | None = None) -> int:
+    """Run one scenario; print one JSON line with the figures. `pcap_dir`: also write
+    the packet captures there (the cost of `--pcap`)."""
     scenario = Scenario.from_toml(scenario_path)
     if duration:
         scenario = scenario.with_duration(duration)
-    raw = _core.simulate(scenario.to_json(), None, None, None, None)
+    text = scenario.to_json()
+    extra: dict[str, Any] = {}
+    if pcap_dir:
+        from .pcap import prepare_sim_captures
+
+        extra["pcap_files"] = list(prepare_sim_captures(pcap_dir, text).values())
+    raw = _core.simulate(text, None, None, None, None, **extra)
     meta = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in dict(raw["meta"]).items()}
     goodput = sum(float(x) for x in raw["summary"].get("goodput_mbps", []))
     print(json.dumps({
@@ -63,12 +70,13 @@ def _spawn(argv: list[str]) -> tuple[str, float, float]:
     return out, wall, usage.ru_maxrss / 1024.0  # Linux: ru_maxrss in KiB
 
 
-def measure(runs: int, quick: bool) -> dict[str, Any]:
+def measure(runs: int, quick: bool, pcap: bool = False) -> dict[str, Any]:
     duration = QUICK_DURATION if quick else None
     report: dict[str, Any] = {
         "version": _core.version(),
         "runs": runs,
         "quick": quick,
+        "pcap": pcap,
         "cpus": os.cpu_count(),
         "scenarios": {},
     }
@@ -76,8 +84,9 @@ def measure(runs: int, quick: bool) -> dict[str, Any]:
         path = str(_DATA / "bench" / f"{name}.toml")
         samples = []
         for i in range(runs):
-            argv = [sys.executable, "-m", "mptcplab._bench", path] + ([duration] if duration else [])
-            out, _, rss = _spawn(argv)
+            argv = [sys.executable, "-m", "mptcplab._bench", path, duration or ""]
+            with tempfile.TemporaryDirectory(prefix="mptcplab-bench-pcap-") as tmp:
+                out, _, rss = _spawn(argv + ([tmp] if pcap else []))
             fig = json.loads(out.strip().splitlines()[-1])
             fig["peak_rss_mib"] = rss
             samples.append(fig)
@@ -125,7 +134,8 @@ def format_report(r: dict[str, Any]) -> str:
     t_ok = max(r["import_plus_1s_default_run_s"], r["cli_run_1s_default_s"]) < TARGET_IMPORT_PLUS_1S_RUN_S
     return "\n".join([
         f"mptcplab {r['version']} bench · median of {r['runs']} runs, each a fresh process · "
-        f"{r['cpus']} CPUs{' · quick (10 s simulated)' if r['quick'] else ''}",
+        f"{r['cpus']} CPUs{' · quick (10 s simulated)' if r['quick'] else ''}"
+        f"{' · with --pcap (captures written)' if r.get('pcap') else ''}",
         "",
         table,
         "",
@@ -139,13 +149,13 @@ def format_report(r: dict[str, Any]) -> str:
     ])
 
 
-def run_bench(runs: int | None, quick: bool, json_out: str | None) -> int:
+def run_bench(runs: int | None, quick: bool, json_out: str | None, pcap: bool = False) -> int:
     n = runs if runs is not None else (3 if quick else 5)
     if n < 1:
         from .errors import ScenarioError
 
         raise ScenarioError("--runs", f"must be at least 1, got {n}")
-    report = measure(n, quick)
+    report = measure(n, quick, pcap)
     print(format_report(report))
     if json_out:
         Path(json_out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -153,4 +163,6 @@ def run_bench(runs: int | None, quick: bool, json_out: str | None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(_child(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))
+    # python -m mptcplab._bench SCENARIO [DURATION|""] [PCAP_DIR]
+    raise SystemExit(_child(sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "") or None,
+                            sys.argv[3] if len(sys.argv) > 3 else None))

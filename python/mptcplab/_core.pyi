@@ -125,11 +125,13 @@ def simulate(
     trace_path: Optional[str] = None,
     trace_flows: Optional[list[str]] = None,
     plugins: Optional[list[tuple[str, str, Any, str]]] = None,
+    pcap_files: Optional[list[str]] = None,
 ) -> dict:
     """Run the simulator with the GIL released. `trace_path` writes a per-packet CSV trace of
     `trace_flows` (default: all flows). `plugins` lists Python plug-ins as (connection name,
     "scheduler" or "path_manager", object, label); a run with plug-ins keeps the GIL, and
-    raises PluginError when one fails. `progress(sim_time_s, end_s)` is called about
+    raises PluginError when one fails. `pcap_files`: one capture file per path of the
+    plan, in its order (docs/pcap.md). `progress(sim_time_s, end_s)` is called about
     every 0.25 wall seconds. Returns plain columns:
       {"meta": {...}, "summary": {col: list}, "subflow_summary": {...},
        "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...},

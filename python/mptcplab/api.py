@@ -39,6 +39,7 @@ def simulate(
     *,
     scheduler: Any = None,
     path_manager: Any = None,
+    pcap: PathLike | None = None,
 ) -> Result:
     """Run `scenario` and return a `Result`.
 
@@ -54,6 +55,10 @@ def simulate(
     `progress(sim_time_s, end_s)` is called about every 0.25 wall seconds from the
     calling thread. `trace` names a file (CSV) for the per-packet and per-ACK event
     trace, of every flow or of the flows named in `trace_flows`.
+    `pcap` names a directory for packet captures: one classic pcap file per path,
+    `<path>.pcap`, with IPv4/TCP headers and the MPTCP options (docs/pcap.md); the files
+    are in ``result.meta["pcap"]`` ({path: file}). A run stopped midway (an error, Ctrl-C)
+    leaves whole records of what it simulated.
     The GIL is released while the core runs (kept in runs with Python plug-ins, which
     call into Python at each decision); Ctrl-C raises `SimulationInterrupted`.
     """
@@ -83,8 +88,16 @@ def simulate(
     if prepared.plugins:
         extra["plugins"] = prepared.plugins  # binding extension, see _core.pyi
     text = prepared.core.to_json()
+    pcap_files: dict[str, str] | None = None
+    if pcap is not None:
+        from .pcap import prepare_sim_captures
+
+        pcap_files = prepare_sim_captures(pcap, text)
+        extra["pcap_files"] = list(pcap_files.values())  # binding extension, see _core.pyi
     with core_errors():
         raw = _core.simulate(text, None, None, progress, trace_path, **extra)
+    if pcap_files is not None:
+        raw["meta"]["pcap"] = pcap_files
     labels = prepared.labels()
     if labels:
         summary = raw.get("summary") or {}

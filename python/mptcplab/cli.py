@@ -249,10 +249,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 progress.label = "running on the kernel"
             result = run_kernel(scenario, seed=args.seed, duration=args.duration, progress=progress, pcap=args.pcap)
         else:
-            if args.pcap:
-                raise ScenarioError("--pcap", "packet captures come from the kernel backend (--backend kernel)")
             result = simulate(scenario, seed=args.seed, duration=args.duration, progress=progress,
-                              trace=args.trace, trace_flows=args.trace_flow)
+                              trace=args.trace, trace_flows=args.trace_flow, pcap=args.pcap)
     finally:
         if progress is not None:
             progress.close()
@@ -262,6 +260,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\nwrote {out}/ (Parquet tables, scenario.toml, meta.json)")
     if args.trace:
         print(f"wrote trace {args.trace}")
+    if args.pcap:
+        print(f"wrote captures {args.pcap}/ (one pcap a path; `mptcplab pcap-summary {args.pcap}`)")
+    return EXIT_OK
+
+
+def cmd_pcap_summary(args: argparse.Namespace) -> int:
+    from .pcap import TsharkMissing, format_summary, summarize
+
+    try:
+        rows = summarize(args.captures[0] if len(args.captures) == 1 else args.captures)
+    except TsharkMissing as err:
+        raise ScenarioError("tshark", str(err)) from None
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps([asdict(r) for r in rows], indent=1))
+    else:
+        print(format_summary(rows))
     return EXIT_OK
 
 
@@ -330,7 +346,7 @@ def _validate_matrix(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from ._bench import run_bench
 
-    return run_bench(runs=args.runs, quick=args.quick, json_out=args.json)
+    return run_bench(runs=args.runs, quick=args.quick, json_out=args.json, pcap=args.pcap)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -535,8 +551,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     p.add_argument("--backend", choices=("sim", "kernel"), default="sim",
                    help="sim (default) or kernel: the Linux MPTCP stack in network namespaces (docs/kernel.md)")
-    p.add_argument("--pcap", metavar="DIR", help="kernel backend: write one packet capture per path into DIR")
+    p.add_argument("--pcap", metavar="DIR", help="write one packet capture per path into DIR (<path>.pcap; docs/pcap.md)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("pcap-summary", parents=[common],
+                       help="per-subflow bytes, data-sequence progress and reordering from a run's captures (tshark; docs/pcap.md)")
+    p.add_argument("captures", nargs="+", metavar="DIR|FILE", help="a --pcap directory, or capture files")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.set_defaults(func=cmd_pcap_summary)
 
     p = sub.add_parser("kernel", parents=[common], help="the kernel backend's tools (docs/kernel.md)")
     ksub = p.add_subparsers(dest="kernel_command", metavar="KERNEL_COMMAND")
@@ -588,6 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", type=int, default=None, help="runs per scenario (default 5, 3 with --quick)")
     p.add_argument("--quick", action="store_true", help="10 s of simulated time instead of 60 s")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.add_argument("--pcap", action="store_true", help="write packet captures in every run (their cost; docs/pcap.md)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("sweep", parents=[common], help="run a sweep plan (docs/sweeps.md); resumes where it stopped")

@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod mptcp;
 pub mod net;
 pub mod options;
+pub mod pcap;
 pub mod profile;
 pub mod rng;
 pub mod scenario;

@@ -6,6 +6,7 @@ use crate::mptcp::conn::{Connection, SubState, TimerRequest};
 use crate::mptcp::scheduler::MinRttOptions;
 use crate::mptcp::pm;
 use crate::net::{LinkDir, Offer, Packet, PacketKind, Route};
+use crate::pcap::{PcapError, PcapWriter, SubflowInfo};
 use crate::rng::Rng;
 use crate::scenario::{Plan, ScenarioError};
 use crate::sim::{Event, EventQueue};
@@ -92,6 +93,10 @@ pub struct Simulator {
     prev_sub: Vec<Vec<(u64, u64)>>,
     prev_read: Vec<u64>,
     read_tick: SimTime,
+    /// The seed the run uses (the scenario's or the override).
+    pub seed: u64,
+    /// Packet captures (`attach_pcap`); None: the hot path tests this once per packet.
+    pcap: Option<Box<PcapWriter>>,
 }
 
 impl Simulator {
@@ -162,6 +167,8 @@ impl Simulator {
             traced,
             last_sample: SimTime::ZERO,
             read_tick: SimTime::from_ms(1),
+            seed,
+            pcap: None,
         };
         for (i, c) in sim.conns.iter().enumerate() {
             sim.events.schedule(c.cfg.start, Event::ConnStart { conn: i as u32 });
@@ -186,6 +193,58 @@ impl Simulator {
             events: self.events.handled(),
             data_segments_sent: self.conns.iter().map(|c| c.stats.data_segs_sent).sum(),
             acks_sent: self.conns.iter().map(|c| c.stats.acks_sent).sum(),
+        }
+    }
+
+    /// Write packet captures: one sink per path of the plan, in its order (`pcap` module).
+    /// Attach before the run starts.
+    pub fn attach_pcap(&mut self, sinks: Vec<Box<dyn std::io::Write + Send>>) {
+        self.pcap = Some(Box::new(PcapWriter::new(&self.plan, self.seed, sinks)));
+        for c in self.conns.iter_mut() {
+            c.record_prio(c.cfg.mptcp);
+        }
+    }
+
+    /// Flush and detach the captures: records per path, or the first write error.
+    pub fn finish_pcap(&mut self) -> Option<Result<Vec<u64>, PcapError>> {
+        for c in self.conns.iter_mut() {
+            c.record_prio(false);
+        }
+        self.pcap.take().map(|w| w.finish())
+    }
+
+    /// Write connection `c`'s MP_PRIO signals: the engine changes a subflow's backup flag
+    /// without a packet; the capture shows the client's MP_PRIO at that moment.
+    #[cold]
+    #[inline(never)]
+    fn pcap_prio(&mut self, c: usize) {
+        let signals = self.conns[c].poll_prio_signals();
+        for (i, backup) in signals {
+            let conn = &self.conns[c];
+            let s = &conn.subflows[i];
+            let info = SubflowInfo { mptcp: true, initial: i == conn.cfg.initial_path, backup, mss: s.tx.cfg.mss };
+            let (route, snd_nxt) = (s.route_fwd, s.tx.snd_nxt);
+            if let Some(w) = self.pcap.as_deref_mut() {
+                w.on_mp_prio(self.now, c as u32, i as u16, route, snd_nxt, info);
+            }
+        }
+    }
+
+    /// Hand packet `p` to the capture writer as it leaves its source (`arrived` false) or
+    /// reaches its destination. Out of line: with captures off, the hot path keeps only
+    /// the `is_some` test.
+    #[cold]
+    #[inline(never)]
+    fn pcap_packet(&mut self, p: &Packet, arrived: bool) {
+        let c = &self.conns[p.conn as usize];
+        let s = &c.subflows[p.sub as usize];
+        let info = SubflowInfo { mptcp: c.cfg.mptcp, initial: p.sub as usize == c.cfg.initial_path, backup: s.backup, mss: s.tx.cfg.mss };
+        if let Some(w) = self.pcap.as_deref_mut() {
+            if arrived {
+                w.on_arrive(self.now, p, info);
+            } else {
+                w.on_send(self.now, p, info);
+            }
         }
     }
 
@@ -281,6 +340,9 @@ impl Simulator {
             self.offer(pkt);
         } else {
             let c = pkt.conn as usize;
+            if self.pcap.is_some() {
+                self.pcap_packet(&pkt, true);
+            }
             // Data is traced on arrival; an ACK after the sender processed it, so its row
             // shows the controller's reaction (the per-ACK CC trace).
             if self.traced[c] && pkt.kind != PacketKind::Ack {
@@ -340,9 +402,16 @@ impl Simulator {
             if traced {
                 self.trace_tx(&p);
             }
+            if self.pcap.is_some() {
+                self.pcap_packet(&p, false);
+            }
             self.offer(p);
         }
         self.outbox.clear();
+        if self.pcap.is_some() && self.conns[c].has_prio_signals() {
+            // After the event's packets: a handshake's last ACK precedes the MP_PRIO.
+            self.pcap_prio(c);
+        }
         if self.conns[c].has_status_changes() {
             let paths = &self.conn_paths[c];
             for ch in self.conns[c].poll_status_changes() {

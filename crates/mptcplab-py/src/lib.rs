@@ -129,7 +129,7 @@ fn install_plugins(py: Python<'_>, sim: &mut Simulator, plugins: Vec<(String, St
 /// raises `SimulationInterrupted` (a KeyboardInterrupt); a failing plug-in raises
 /// `PluginError` and stops the run.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, duration_s=None, progress=None, trace_path=None, trace_flows=None, plugins=None))]
+#[pyo3(signature = (scenario, seed=None, duration_s=None, progress=None, trace_path=None, trace_flows=None, plugins=None, pcap_files=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -140,6 +140,7 @@ fn simulate<'py>(
     trace_path: Option<String>,
     trace_flows: Option<Vec<String>>,
     plugins: Option<Vec<(String, String, PyObject, String)>>,
+    pcap_files: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse_scenario(py, scenario)?;
     let plan = sc.plan().map_err(|e| scenario_error(py, &e))?;
@@ -156,6 +157,9 @@ fn simulate<'py>(
     let name = plan.name.clone();
     let used_seed = seed.unwrap_or(plan.seed);
     let mut sim = Simulator::new(plan, seed, duration, &trace).map_err(|e| scenario_error(py, &e))?;
+    if let Some(files) = &pcap_files {
+        attach_pcap(py, &mut sim, files)?;
+    }
     let slot = Arc::new(FailureSlot::default());
     let with_plugins = install_plugins(py, &mut sim, plugins.unwrap_or_default(), &slot)?;
     let wall0 = Instant::now();
@@ -198,10 +202,31 @@ fn simulate<'py>(
         }
     }
     let wall = wall0.elapsed().as_secs_f64();
+    // (On the error returns above, dropping `sim` flushes the captures' buffers: a run
+    // that fails midway leaves whole records of what it simulated.)
+    if let (Some(files), Some(Err(e))) = (&pcap_files, sim.finish_pcap()) {
+        let f = files.get(e.path).map_or("?", |s| s.as_str());
+        return Err(pyo3::exceptions::PyOSError::new_err(format!("cannot write pcap {f}: {}", e.error)));
+    }
     if let Some(p) = &trace_path {
         write_trace(p, &sim).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write trace {p}: {e}")))?;
     }
     result_dict(py, &sim, &name, used_seed, wall)
+}
+
+/// Open one capture file per path of the plan (`files`, in its order) and attach them.
+fn attach_pcap(py: Python<'_>, sim: &mut Simulator, files: &[String]) -> PyResult<()> {
+    if files.len() != sim.plan.paths.len() {
+        let msg = format!("expected {} files (one per path), got {}", sim.plan.paths.len(), files.len());
+        return Err(scenario_error(py, &ScenarioError::new("--pcap", msg)));
+    }
+    let mut sinks: Vec<Box<dyn Write + Send>> = Vec::with_capacity(files.len());
+    for f in files {
+        let file = std::fs::File::create(f).map_err(|e| scenario_error(py, &ScenarioError::new("--pcap", format!("cannot create '{f}': {e}"))))?;
+        sinks.push(Box::new(std::io::BufWriter::with_capacity(1 << 16, file)));
+    }
+    sim.attach_pcap(sinks);
+    Ok(())
 }
 
 fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wall: f64) -> PyResult<Bound<'py, PyDict>> {

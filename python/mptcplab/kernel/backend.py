@@ -138,20 +138,18 @@ def run_kernel(
         scn = scn.with_duration(duration)
     check_environment()
     plan = make_plan(scn)
-    pcap_dir = None
+    pcap_files = None
     if pcap is not None:
-        pcap_dir = Path(pcap).resolve()
-        try:
-            pcap_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise ScenarioError("--pcap", f"cannot create '{pcap_dir}': {err.strerror}") from None
+        from ..pcap import prepare_captures
+
+        pcap_files = prepare_captures(pcap, [p.name for p in plan.paths])
     exe = build_forwarder()
     wall0 = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="mptcplab-kernel-"))
     old = _interrupt_on_term()
     try:
         with RunSpace() as space:
-            emu = Emulator(space, plan, workdir, pcap_dir)
+            emu = Emulator(space, plan, workdir, pcap_files)
             emu.build()
             emu.start_forwarder(exe)
             mptcp_cfg = emu.configure_mptcp()

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -71,10 +70,10 @@ def htb_burst(rate_bps: float, mtu: int) -> int:
 
 
 class Emulator:
-    def __init__(self, space: RunSpace, plan: Plan, workdir: Path, pcap_dir: Path | None = None) -> None:
+    def __init__(self, space: RunSpace, plan: Plan, workdir: Path, pcap_files: dict[str, str] | None = None) -> None:
         self.space = space
-        self.pcap_dir = pcap_dir
-        self.pcap_files: dict[str, str] = {}
+        # {path name: capture file} (`mptcplab.pcap.prepare_captures`); empty: none.
+        self.pcap_files: dict[str, str] = dict(pcap_files or {})
         self.plan = plan
         self.workdir = workdir
         self.forwarder: subprocess.Popen[str] | None = None
@@ -190,12 +189,9 @@ class Emulator:
         for p in plan.paths:
             lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
                          + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))
-        if self.pcap_dir is not None:
-            for p in plan.paths:
-                name = re.sub(r"[^A-Za-z0-9_.~-]", "_", p.name)
-                f = self.pcap_dir / f"{name}.pcap"
-                self.pcap_files[p.name] = str(f)
-                lines.append(f"pcap {p.index} {f}")
+        for p in plan.paths:
+            if p.name in self.pcap_files:
+                lines.append(f"pcap {p.index} {self.pcap_files[p.name]}")
         return "\n".join(lines) + "\n"
 
     def start_forwarder(self, exe: Path) -> None:

@@ -20,7 +20,8 @@ use std::collections::VecDeque;
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes.
 pub const TCP_HEADER_BYTES: u32 = 52;
-/// MPTCP DSS option with a 64-bit mapping and DATA_ACK (RFC 8684 §3.3), rounded.
+/// MPTCP DSS option with a 64-bit mapping, no DATA_ACK and no checksum (RFC 8684 §3.3:
+/// 4 + 8 + 4 + 2 = 18 bytes, padded to 20; the packet captures write exactly this).
 pub const DSS_BYTES: u32 = 20;
 pub const SYN_BYTES: u32 = 60;
 
@@ -301,6 +302,9 @@ pub struct Connection {
     pub trace_sched: bool,
     /// Executed scheduler actions not yet collected by the engine (`poll_sched_trace`).
     sched_trace: Vec<SchedRecord>,
+    /// MP_PRIO signals (subflow, backup) not yet collected, for packet captures: Some
+    /// only while a capture is attached (`record_prio`).
+    prio_signals: Option<Vec<(usize, bool)>>,
     advertised_edge: u64,
     /// The application has a timer (a stream); checked first on the hot path.
     app_timer: bool,
@@ -443,6 +447,7 @@ impl Connection {
             status_changes: Vec::new(),
             notes: Vec::new(),
             trace_sched: false,
+            prio_signals: None,
             sched_trace: Vec::new(),
             app_timer,
             app_event_at: None,
@@ -500,8 +505,11 @@ impl Connection {
     /// their backup flag; later subflows on the path still take the flag they are opened with.
     fn set_backup(&mut self, now: SimTime, path: usize, backup: bool) {
         let Some(i) = self.subflows.iter().position(|s| s.path == path && s.state != SubState::Idle) else { return };
-        for s in self.subflows.iter_mut().filter(|s| s.path == path && s.state != SubState::Idle) {
+        for (k, s) in self.subflows.iter_mut().enumerate().filter(|(_, s)| s.path == path && s.state != SubState::Idle) {
             s.backup = backup;
+            if let Some(v) = self.prio_signals.as_mut() {
+                v.push((k, backup));
+            }
         }
         self.update_status(now, i, "mp_prio");
     }
@@ -652,6 +660,16 @@ impl Connection {
             self.sched_trace.push(SchedRecord { at: now, subflow: sub, kind, dsn, len, cwnd: v.cwnd, in_flight: v.in_flight });
         }
     }
+
+    /// Keep the MP_PRIO signals (`poll_prio_signals`): on while a packet capture is attached.
+    pub fn record_prio(&mut self, on: bool) { self.prio_signals = on.then(Vec::new); }
+
+    /// MP_PRIO signals wait to be collected.
+    #[inline]
+    pub fn has_prio_signals(&self) -> bool { self.prio_signals.as_ref().is_some_and(|v| !v.is_empty()) }
+
+    /// MP_PRIO signals since the last call (subflow, backup), oldest first.
+    pub fn poll_prio_signals(&mut self) -> Vec<(usize, bool)> { self.prio_signals.as_mut().map(std::mem::take).unwrap_or_default() }
 
     /// Status changes since the last call, oldest first.
     pub fn poll_status_changes(&mut self) -> std::vec::Drain<'_, StatusChange> { self.status_changes.drain(..) }
