@@ -39,6 +39,11 @@ pub const STALE_LOSS_CNT: u8 = 4;
 /// measured, 1 424 B of payload in a 1 500-B packet with timestamps.
 pub const DSS_OPTION_BYTES: u32 = 24;
 
+/// SACK blocks on an upstream MPTCP ACK: 40 option bytes - 12 (timestamps) - 12 (DSS
+/// with a 64-bit DATA_ACK, which 6.x sends once the peer's mappings use 64-bit DSNs) = 16,
+/// room for one block (`tcp_established_options`: (remaining - 4) / 8).
+pub const MAX_SACK_BLOCKS: u8 = 1;
+
 /// `net.ipv4.tcp_wmem` defaults (min, default, max) in bytes.
 pub const TCP_WMEM: [u64; 3] = [4096, 16384, 4 * 1024 * 1024];
 
