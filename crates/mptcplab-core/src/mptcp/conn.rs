@@ -814,7 +814,13 @@ impl Connection {
             }
             self.after_delivery(now);
         }
-        match o.ack {
+        self.ack_as_decided(now, i, o.ack, out);
+    }
+
+    /// ACK now, or arm the delayed-ACK timer if it is not armed yet.
+    #[inline(always)]
+    fn ack_as_decided(&mut self, now: SimTime, i: usize, ack: AckDecision, out: &mut Vec<Packet>) {
+        match ack {
             AckDecision::Now => self.send_ack(now, i, out),
             AckDecision::Delay(d) => {
                 let rx = self.subflows[i].rx.as_mut().unwrap_or_else(|| unreachable!());
@@ -868,15 +874,7 @@ impl Connection {
         if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
             self.stats.rcv_stalled_at = Some(now);
         }
-        match o.ack {
-            AckDecision::Now => self.send_ack(now, i, out),
-            AckDecision::Delay(d) => {
-                let rx = self.subflows[i].rx.as_mut().unwrap_or_else(|| unreachable!());
-                if rx.delack_deadline.is_none() {
-                    rx.delack_deadline = Some(d);
-                }
-            }
-        }
+        self.ack_as_decided(now, i, o.ack, out);
     }
 
     /// The MPTCP socket takes subflow `i`'s in-order skbs until its memory is over its
@@ -1893,6 +1891,19 @@ mod tests {
         fn sent(&self, i: usize) -> u64 { self.c.subflows[i].tx.stats.bytes_sent }
     }
 
+    /// Both subflows open, one 1 424-B segment delivered, the 6.18 receive memory with the
+    /// kernel backend's 200 KB (sk_rcvbuf 326 114).
+    fn upstream_receiver_pair() -> Pair {
+        let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
+            c.stack = Stack::Upstream;
+            c.tcp.mss = 1424;
+            c.tcp.receive_memory = ReceiveMemory::Skb;
+            c.receive_buffer = 200_000;
+        });
+        p.run_until(SimTime::from_ms(300));
+        p
+    }
+
     /// The receive deadlock of upstream 6.18 (rcvmem.rs; the measured composition of
     /// docs/research/upstream-receive-deadlock-measured.md 5.2): a hole at the left edge
     /// on subflow 1, then exactly one window (201 276 B) of out-of-order data on subflow 0
@@ -1902,13 +1913,7 @@ mod tests {
     /// would send queue on subflow 0 until it is over its own buffer and drops.
     #[test]
     fn a_window_of_out_of_order_skbs_over_the_buffer_deadlocks_the_receiver_for_good() {
-        let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
-            c.stack = Stack::Upstream;
-            c.tcp.mss = 1424;
-            c.tcp.receive_memory = ReceiveMemory::Skb;
-            c.receive_buffer = 200_000;
-        });
-        p.run_until(SimTime::from_ms(300));
+        let mut p = upstream_receiver_pair();
         assert!(p.c.subflows.iter().all(|s| s.rx.is_some()), "both subflows are open");
         assert_eq!(p.c.rcv.read_total, 1424);
         let b = p.c.rcv.rcvbuf;
@@ -1975,13 +1980,7 @@ mod tests {
     /// filler and delivers everything.
     #[test]
     fn a_window_of_out_of_order_skbs_under_the_buffer_drains_when_the_hole_fills() {
-        let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
-            c.stack = Stack::Upstream;
-            c.tcp.mss = 1424;
-            c.tcp.receive_memory = ReceiveMemory::Skb;
-            c.receive_buffer = 200_000;
-        });
-        p.run_until(SimTime::from_ms(300));
+        let mut p = upstream_receiver_pair();
         let base = p.c.rcv.rcv_nxt;
         let mut seq = [p.c.subflows[0].rx.as_ref().unwrap().rcv_nxt, p.c.subflows[1].rx.as_ref().unwrap().rcv_nxt];
         let mut deliver = |p: &mut Pair, sub: usize, dsn: u64, len: u32| {
