@@ -217,6 +217,26 @@ def test_modes_split_runs_only_at_a_large_gap():
     assert val.modes([]) == []
 
 
+def test_the_receive_deadlock_is_counted_per_run_and_per_mode_on_both_backends():
+    def sim(g, stalled):
+        return {"goodput_mbps": g, "shares": {"p": 1.0}, "rtt_ms": 50.0, "receive_stalled_at_s": stalled}
+
+    def ker(g, drops):
+        return {"goodput_mbps": g, "shares": {"p": 1.0}, "rtt_ms": 50.0,
+                "netstat": {"client": {}, "server": {"TcpExt.TCPRcvQDrop": drops} if drops else {}}}
+
+    assert val.deadlocked(sim(1.0, 12.5)) is True and val.deadlocked(sim(6.0, None)) is False
+    assert val.deadlocked(ker(1.1, 35)) is True and val.deadlocked(ker(6.2, 0)) is False
+    assert val.deadlocked({"goodput_mbps": 1.0}) is None, "a run that does not tell"
+    row = val.Row("t1", "reno", {"sim": [sim(1.0, 11.0)] * 3, "kernel": [ker(1.08, 35), ker(6.44, 0), ker(5.98, 0)]})
+    d = row.figures()["deadlock"]
+    assert d["sim"] == {"runs": 3, "deadlocked": 3, "deadlocked_mbps": 1.0, "clean_mbps": None}
+    assert d["kernel"]["deadlocked"] == 1 and d["kernel"]["deadlocked_mbps"] == 1.08
+    assert d["kernel"]["clean_mbps"] == pytest.approx(6.21)
+    clean = val.Row("t2", "reno", {"sim": [sim(3.0, None)] * 3, "kernel": [ker(3.1, 0)] * 3})
+    assert clean.figures()["deadlock"] is None, "no deadlock on either side: no entry"
+
+
 def test_goodput_bins_add_up_to_the_runs_goodput():
     import mptcplab
 

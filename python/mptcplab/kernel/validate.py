@@ -326,9 +326,26 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
         "integrity": {str(f): str(i) for f, i in zip(summ["flow"], summ["integrity"])}
         if "integrity" in summ.columns else None,
         **({"netstat": dict(result.meta["netstat"])} if result.meta.get("netstat") else {}),
+        # The simulator's receive deadlock (`tcp.receive_memory = "skb"`): when it stalled.
+        **({"receive_stalled_at_s": ((result.meta.get("receive_memory") or {}).get(flow) or {}).get("stalled_at_s")}
+           if result.meta.get("receive_memory") else {}),
         **({"bins": goodput_bins(result, flow, bin_s, float(duration_s or result.meta["duration_s"])),
             "bin_s": bin_s} if bin_s else {}),
     }
+
+
+def deadlocked(run: dict[str, Any]) -> bool | None:
+    """Whether a run ended in the 6.18 receive deadlock (docs/research/upstream-receive-
+    deadlock-measured.md): on the simulator its receiver stalled (`receive_stalled_at_s`);
+    on the kernel the receiving host dropped in-sequence data over a subflow's buffer
+    (`TcpExt.TCPRcvQDrop` > 0), which follows every deadlock and nothing else in these
+    runs. None when the run does not tell."""
+    if "receive_stalled_at_s" in run:
+        return run["receive_stalled_at_s"] is not None
+    server = (run.get("netstat") or {}).get("server")
+    if server is None:
+        return None
+    return int(server.get("TcpExt.TCPRcvQDrop", 0)) > 0
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -371,11 +388,27 @@ class Row:
             "rtt_sim_ms": rtt["sim"], "rtt_kernel_ms": rtt["kernel"],
             "modes_sim_mbps": modes(sim_g), "modes_kernel_mbps": modes(ker_g),
             "ratio_ok": ratio_ok, "shares_ok": shares_ok,
+            "deadlock": self.deadlock(),
         }
         bins = self.bins()
         if bins:
             out["bins"] = bins
         return out
+
+    def deadlock(self) -> dict[str, Any] | None:
+        """Per backend: runs that deadlocked, and the mean goodput of the deadlocked and
+        of the clean runs (None where a backend's runs do not tell, or none deadlocked)."""
+        out: dict[str, Any] = {}
+        for b in ("sim", "kernel"):
+            flags = [deadlocked(r) for r in self.runs[b]]
+            if any(f is None for f in flags):
+                return None
+            dead = [r["goodput_mbps"] for r, f in zip(self.runs[b], flags) if f]
+            clean = [r["goodput_mbps"] for r, f in zip(self.runs[b], flags) if not f]
+            out[b] = {"runs": len(flags), "deadlocked": len(dead),
+                      "deadlocked_mbps": sum(dead) / len(dead) if dead else None,
+                      "clean_mbps": sum(clean) / len(clean) if clean else None}
+        return out if out["sim"]["deadlocked"] or out["kernel"]["deadlocked"] else None
 
     def bins(self) -> list[dict[str, Any]]:
         """Per bin: both backends' mean goodput with its CI and the ratio (runs that
@@ -471,6 +504,20 @@ class ValidateReport:
             table += "\n\ngoodput per bin:\n" + render_table(
                 ["scenario", "cc", "bin", "sim Mbit/s", "kernel Mbit/s", "sim/kernel", "kernel modes Mbit/s (runs)"],
                 brows, right={3, 4, 5})
+        dead = [f for f in table_rows if f.get("deadlock")]
+        if dead:
+            def cell(d: dict[str, Any], key: str) -> str:
+                return "—" if d[key] is None else f"{d[key]:.2f}"
+            drows = [[f["scenario"], f["cc"],
+                      f"{f['deadlock']['sim']['deadlocked']} of {f['deadlock']['sim']['runs']}",
+                      f"{f['deadlock']['kernel']['deadlocked']} of {f['deadlock']['kernel']['runs']}",
+                      cell(f["deadlock"]["sim"], "deadlocked_mbps"), cell(f["deadlock"]["kernel"], "deadlocked_mbps"),
+                      cell(f["deadlock"]["sim"], "clean_mbps"), cell(f["deadlock"]["kernel"], "clean_mbps")]
+                     for f in dead]
+            table += ("\n\nthe receive deadlock per run (sim: the receiver stalled; kernel: TCPRcvQDrop > 0 on the "
+                      "receiver), and each mode's mean goodput in Mbit/s:\n") + render_table(
+                ["scenario", "cc", "deadlocked sim", "deadlocked kernel", "deadlocked sim Mbit/s",
+                 "deadlocked kernel Mbit/s", "clean sim Mbit/s", "clean kernel Mbit/s"], drows, right={2, 3, 4, 5, 6, 7})
         gaps = [f"known gaps ({self.gaps_source}):"] + [f"  - {_gap(g)}" for g in self.gaps]
         n = len(self.rows)
         n_ratio = sum(f["ratio_ok"] for f in table_rows)
