@@ -86,6 +86,11 @@ def test_mbit_without_per_second_is_not_a_rate_unit():
     assert_error(edited("links[0].rate", "10 Mbit"), "links[0].rate", "incomplete")
 
 
+def test_a_jitter_over_a_second_names_the_link_direction():
+    assert_error(edited("links[0].jitter", "2 s"), "links[0].jitter", "at most 1 s")
+    assert_error(edited("links[0].reverse", {"jitter": "5 s"}), "links[0].reverse.jitter", "at most 1 s")
+
+
 def test_bytes_per_second_is_not_accepted_as_a_rate():
     assert_error(edited("links[0].rate", "10 MB/s"), "links[0].rate", "bits per second")
 

@@ -52,6 +52,7 @@ def two_path_scenario(duration: str = "3 s") -> dict:
     ("links[0].rate", "100 Gbit/s", "links[0].rate"),
     ("run.sample_interval", "1 ms", "run.sample_interval"),
     ("tcp.recovery", "newreno", "tcp.recovery"),
+    ("links[0].jitter", "100 us", "links[0].jitter"),
     ("connections[0].app", {"kind": "bulk", "size": "1 MB"}, None),
 ])
 def test_what_the_kernel_cannot_run_is_refused_naming_the_field_and_the_sim_backend(field, value, named):

@@ -94,6 +94,20 @@ def test_with_the_upstream_profile_the_sim_side_applies_it():
     assert line.startswith("upstream profile: applied")
 
 
+def test_the_sim_side_adds_the_emulators_measured_delay_error_as_jitter_per_path_direction():
+    # docs/kernel.md, "Accuracy of the emulator": mean one-way error 0.048-0.069 ms a path.
+    two_hops, _ = val.sim_side(Scenario.from_toml(val.SCENARIO_DIR / "seed001-topology1.toml"))
+    assert {ln["jitter"] for ln in two_hops.to_dict()["links"]} == {"60 us"}, "split over a path's two links"
+    one_hop, line = val.sim_side(Scenario.from_toml(val.SCENARIO_DIR / "random-loss.toml"))
+    assert {ln["jitter"] for ln in one_hop.to_dict()["links"]} == {"120 us"}
+    assert "jitter" in line
+    oot, line = val.sim_side(Scenario.from_toml(val.SCENARIO_DIR / "random-loss.toml"), "out_of_tree")
+    assert {ln["jitter"] for ln in oot.to_dict()["links"]} == {"120 us"} and "jitter" in line
+    # A link that sets its own jitter keeps it.
+    own = Scenario.from_toml(val.SCENARIO_DIR / "random-loss.toml").with_("links[0].jitter", "1 ms")
+    assert val.sim_side(own)[0].to_dict()["links"][0]["jitter"] == "1 ms"
+
+
 def test_the_profile_switch_is_read_from_the_schema(monkeypatch):
     import mptcplab
 

@@ -110,6 +110,9 @@ impl Simulator {
                 let rng = Rng::stream(seed, &format!("link/{}/{}/loss", l.name, dir));
                 let mut ld = LinkDir::new(l.name.clone(), dir, d.rate, d.delay, d.queue, d.loss.clone(), rng);
                 ld.changes = d.changes.clone();
+                if d.jitter > SimTime::ZERO {
+                    ld.set_jitter(d.jitter, Rng::stream(seed, &format!("link/{}/{}/jitter", l.name, dir)));
+                }
                 links.push(ld);
             }
         }

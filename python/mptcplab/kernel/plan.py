@@ -273,6 +273,10 @@ def make_plan(scenario: Scenario) -> Plan:
             queue_limit(rv["queue"]) if rv.get("queue") else fwd.queue,
             rloss,
         )
+        for jf, d in ((f"{fld}.jitter", ln), (f"{fld}.reverse.jitter", rv)):
+            if d.get("jitter") and seconds(d["jitter"]) > 0:
+                raise _refuse(jf, "the emulator adds no per-packet jitter of its own choosing (its own delay "
+                                  "error is 0.05-0.07 ms on average, docs/kernel.md); remove the field")
         links.append(LinkPlan(i, ln["name"], fwd, rev, list(ln.get("schedule") or [])))
         by_name[ln["name"]] = i
         for j, ch in enumerate(ln.get("schedule") or []):

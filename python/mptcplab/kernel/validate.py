@@ -183,7 +183,8 @@ def sim_side(scenario: Scenario, profile: str = "upstream") -> tuple[Scenario, s
     if profile == "out_of_tree":
         scn = scenario.with_("run.profile", "out_of_tree")
         scn.validate()
-        return scn, "out_of_tree profile: applied (run.profile = \"out_of_tree\"; the kernel is upstream)"
+        scn, noise = with_emulator_noise(scn)
+        return scn, "out_of_tree profile: applied (run.profile = \"out_of_tree\"; the kernel is upstream)" + noise
     if profile != "upstream":
         raise ScenarioError("--profile", f"expected \"upstream\" or \"out_of_tree\", got {profile!r}")
     if not upstream_profile_available():
@@ -200,7 +201,36 @@ def sim_side(scenario: Scenario, profile: str = "upstream") -> tuple[Scenario, s
                 scn = cand
             except ScenarioError:
                 pass
-    return scn, "upstream profile: applied (run.profile = \"upstream\")"
+    scn, noise = with_emulator_noise(scn)
+    return scn, "upstream profile: applied (run.profile = \"upstream\")" + noise
+
+
+# The kernel backend's own timing noise: its selftest measured a mean one-way delay error
+# of 0.048-0.069 ms over a path (two veth hops and the forwarder; docs/kernel.md,
+# "Accuracy of the emulator"). Uniform in [0, 0.12 ms) has that mean.
+EMULATOR_JITTER_US = 120.0
+
+
+def with_emulator_noise(scenario: Scenario) -> tuple[Scenario, str]:
+    """The simulator's side with the emulator's measured per-packet delay error as
+    `links[].jitter` (uniform in [0, 0.12 ms) per path direction, split over its links),
+    so that loss-free rows vary from run to run as the kernel's do instead of repeating
+    one trajectory (gap `deadlock_timing`). Links that set a jitter keep theirs."""
+    raw = scenario.to_dict()
+    links = raw.get("links") or []
+    if not links:
+        return scenario, ""
+    hops = {ln["name"]: 1 for ln in links}
+    for p in raw.get("paths") or []:
+        for name in p.get("links") or []:
+            if name in hops:
+                hops[name] = max(hops[name], len(p["links"]))
+    scn = scenario
+    for i, ln in enumerate(links):
+        if ln.get("jitter") is None:
+            scn = scn.with_(f"links[{i}].jitter", f"{EMULATOR_JITTER_US / hops[ln['name']]:g} us")
+    scn.validate()
+    return scn, f"; the emulator's delay error as per-packet jitter (uniform 0-{EMULATOR_JITTER_US:g} us a path direction)"
 
 
 def known_gaps() -> tuple[list[dict[str, str]], str]:

@@ -75,6 +75,9 @@ pub struct LinkDir {
     queued_bytes: u64,
     busy_until: SimTime,
     last_arrive: SimTime,
+    /// `links[].jitter`: the bound of the extra per-packet delay and its own stream (so
+    /// that a link without jitter draws exactly what it drew before).
+    jitter: Option<(SimTime, Rng)>,
     pub epoch: u32,
     pub stats: LinkStats,
     pub changes: Vec<LinkChange>,
@@ -96,11 +99,15 @@ impl LinkDir {
             queued_bytes: 0,
             busy_until: SimTime::ZERO,
             last_arrive: SimTime::ZERO,
+            jitter: None,
             epoch: 0,
             stats: LinkStats::default(),
             changes: Vec::new(),
         }
     }
+
+    /// Add an extra delay per packet, uniform in [0, `bound`), drawn from `rng`.
+    pub fn set_jitter(&mut self, bound: SimTime, rng: Rng) { self.jitter = Some((bound, rng)); }
 
     /// Move `queued_from` past packets whose transmission has ended by `now`.
     fn settle(&mut self, now: SimTime) {
@@ -146,7 +153,12 @@ impl LinkDir {
         }
         let tx_start = self.busy_until.max(now);
         let tx_end = tx_start + self.rate.tx_time(pkt.wire_bytes);
-        let arrive = (tx_end + self.delay).max(self.last_arrive);
+        let extra = match &mut self.jitter {
+            Some((bound, rng)) => SimTime::from_ns((rng.next_f64() * bound.ns() as f64) as u64),
+            None => SimTime::ZERO,
+        };
+        // FIFO: a packet never arrives before the one ahead of it.
+        let arrive = (tx_end + self.delay + extra).max(self.last_arrive);
         self.busy_until = tx_end;
         self.last_arrive = arrive;
         self.queued_bytes += pkt.wire_bytes as u64;
@@ -287,6 +299,28 @@ mod tests {
         assert!(l.pop_arrival(SimTime::from_ms(60), ep).is_none());
         assert_eq!(l.offer(SimTime::from_ms(3), pkt(100)), Offer::DroppedDown);
         assert_eq!(l.stats.offered, l.stats.delivered + l.stats.dropped() + l.on_link() as u64);
+    }
+
+    #[test]
+    fn jitter_adds_up_to_its_bound_per_packet_without_reordering() {
+        let mut l = link(100.0, 10, QueueLimit::Packets(1000));
+        l.set_jitter(SimTime::from_us(500), Rng::stream(7, "j"));
+        let tx = SimTime::from_us(120); // 1500 B at 100 Mbit/s
+        let mut last = SimTime::ZERO;
+        let mut extras = vec![];
+        for k in 0..200u64 {
+            let Offer::Accepted { arrive, .. } = l.offer(SimTime::ZERO, pkt(1500)) else { panic!("accepted") };
+            let base = SimTime::from_ms(10) + tx.mul(k + 1);
+            assert!(arrive >= base && arrive >= last, "never early, never overtaking");
+            assert!(arrive < base + SimTime::from_us(500) || arrive == last);
+            extras.push((arrive - base).ns());
+            last = arrive;
+        }
+        assert!(extras.iter().any(|&e| e > 0) && extras.iter().collect::<std::collections::HashSet<_>>().len() > 50, "it varies");
+        // Without jitter the same offers arrive exactly at tx_end + delay.
+        let mut plain = link(100.0, 10, QueueLimit::Packets(1000));
+        let Offer::Accepted { arrive, .. } = plain.offer(SimTime::ZERO, pkt(1500)) else { panic!("accepted") };
+        assert_eq!(arrive, SimTime::from_ms(10) + tx);
     }
 
     #[test]

@@ -223,6 +223,11 @@ pub struct LinkSpec {
     /// A loss model instead of `loss` (forward direction).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_model: Option<LossModelSpec>,
+    /// Extra delay per packet, drawn uniformly in [0, jitter) from the seed, in arrival
+    /// order (packets never overtake): the timing noise of real hosts (default 0; the
+    /// reverse direction takes the same unless it says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<Duration>,
     /// Overrides for the reverse (ACK) direction; loss there defaults to 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<DirSpec>,
@@ -244,6 +249,8 @@ pub struct DirSpec {
     pub loss: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_model: Option<LossModelSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]

@@ -15,6 +15,8 @@ pub struct DirPlan {
     pub queue: QueueLimit,
     pub loss: LossModel,
     pub changes: Vec<LinkChange>,
+    /// `links[].jitter`: extra delay per packet, uniform in [0, jitter).
+    pub jitter: SimTime,
 }
 
 #[derive(Clone, Debug)]
@@ -183,6 +185,7 @@ pub(super) fn expand_hosts(s: &Scenario) -> Result<(Vec<LinkSpec>, Vec<PathSpec>
                 queue: isp.queue.clone(),
                 loss: isp.loss,
                 loss_model: None,
+                jitter: None,
                 reverse: Some(DirSpec { rate: Some(rev.clone()), ..Default::default() }),
                 schedule: vec![],
             });
@@ -295,14 +298,21 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let r = l.reverse.clone().unwrap_or_default();
         let rev_loss = loss_model(&format!("{f}.reverse"), r.loss, &r.loss_model)?;
         let queue = l.queue.as_ref().map_or(DEFAULT_QUEUE, |q| q.value);
-        let mut fwd = DirPlan { rate: l.rate.value, delay: l.delay.value, queue, loss: fwd_loss, changes: vec![] };
+        let jitter = l.jitter.as_ref().map_or(SimTime::ZERO, |j| j.value);
+        let mut fwd = DirPlan { rate: l.rate.value, delay: l.delay.value, queue, loss: fwd_loss, changes: vec![], jitter };
         let mut rev = DirPlan {
             rate: r.rate.as_ref().map_or(l.rate.value, |x| x.value),
             delay: r.delay.as_ref().map_or(l.delay.value, |x| x.value),
             queue: r.queue.as_ref().map_or(queue, |x| x.value),
             loss: rev_loss,
             changes: vec![],
+            jitter: r.jitter.as_ref().map_or(jitter, |j| j.value),
         };
+        for (fld, j) in [(format!("{f}.jitter"), fwd.jitter), (format!("{f}.reverse.jitter"), rev.jitter)] {
+            if j > SimTime::from_secs(1) {
+                return err(fld, format!("expected a jitter of at most 1 s, got {:.3} s", j.secs_f64()));
+            }
+        }
         let fs: Vec<(usize, &ChangeSpec)> = l.schedule.iter().enumerate().filter(|(_, c)| c.direction != Direction::Reverse).collect();
         let rs: Vec<(usize, &ChangeSpec)> = l.schedule.iter().enumerate().filter(|(_, c)| c.direction != Direction::Forward).collect();
         let p0 = |m: &LossModel| { let p = m.bernoulli_p(); if p.is_nan() { 0.0 } else { p } };
