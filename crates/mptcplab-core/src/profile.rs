@@ -188,7 +188,7 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
     Gap {
         name: "deadlock_timing",
         kernel: "whether and when a run enters the receive deadlock (docs/research/upstream-receive-deadlock-measured.md) varies from run to run with the hosts' timing: seed 001 topology 1 with the fast path first, 100-200 KB, deadlocked in 9 of 12 kernel runs, at any time in the 60 s",
-        sim: "the same mechanism, reproduced to the byte (the deadlocking fill ends at sk_rcvbuf + 30 = 141 x 2 304 + 1 280, as measured), but a loss-free scenario gives the same run for every seed, so a row deadlocks in all its runs or in none, at one time; the kernel's mixture of modes is not reproduced, and a goodput ratio over 3 runs of such a row compares a mixture with one mode (compare the modes instead). The kernel's joins are no source of it (7 traced runs: the joins leave 40.8-42.1 ms after the first SYN); run.join_jitter = \"1 ms\" gives two trajectories in five seeds (stalls at 13.3 s and 25.7 s)",
+        sim: "the same mechanism, reproduced to the byte (the deadlocking fill ends at sk_rcvbuf + 30 = 141 x 2 304 + 1 280, as measured); a loss-free scenario gives one trajectory for every seed unless its links set a jitter (links[].jitter). validate adds the kernel emulator's measured delay error that way (0-120 us a path direction), and then both backends split into the two modes (deadlocked runs in the bounded-buffer rows that deadlock: simulator 20 of 33, kernel 14 of 33); with 3 runs a row the goodput ratio over such a mixture is mostly luck, so validate also compares the modes",
     },
     Gap {
         name: "receive_queue_details",
