@@ -325,6 +325,11 @@ pub struct Connection {
     /// `run.join_jitter` and its random stream ("conn/<name>/join"): each join waits an
     /// offset drawn uniformly from [0, join_jitter). None: joins leave at once.
     join_jitter: Option<(SimTime, Rng)>,
+    /// `tcp.receive_memory = "skb"`: a pull stopped at the gate with in-order data left
+    /// in a subflow since the last walk over every subflow. Only then can a walk move
+    /// anything (a subflow's data comes into order only by its own arrivals, each
+    /// followed by its own pull).
+    pull_stopped: bool,
 }
 
 /// A timer event at `now`: forget it as scheduled (`poll_timers` may ask again), and take
@@ -457,6 +462,7 @@ impl Connection {
             mem: Vec::new(),
             extra_timers: app_timer || stack_up,
             join_jitter: None,
+            pull_stopped: false,
         })
     }
 
@@ -885,7 +891,11 @@ impl Connection {
         let s = &mut self.subflows[i];
         let Some(rx) = s.rx.as_ref() else { return false };
         while let Some(&h) = s.held.front() {
-            if !before(h.seq, rx.rcv_nxt) || self.rcv.over() {
+            if !before(h.seq, rx.rcv_nxt) {
+                break;
+            }
+            if self.rcv.over() {
+                self.pull_stopped = true;
                 break;
             }
             s.held.pop_front();
@@ -897,13 +907,18 @@ impl Connection {
     }
 
     /// A reader that reads at once (no `read_rate`) drains the in-order data, then
-    /// `__mptcp_move_skbs` walks every subflow, until nothing moves.
+    /// `__mptcp_move_skbs` walks every subflow, until nothing moves (no walk when no
+    /// pull was stopped: it would find nothing).
     fn read_and_pull(&mut self) {
         loop {
             if self.cfg.read_rate.is_none() {
                 let n = self.rcv.unread;
                 self.rcv.read(n);
             }
+            if !self.pull_stopped {
+                break;
+            }
+            self.pull_stopped = false;
             let mut moved = false;
             for j in 0..self.subflows.len() {
                 moved |= self.pull(j);

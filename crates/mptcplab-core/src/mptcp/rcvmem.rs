@@ -182,8 +182,7 @@ impl RcvMem {
             }
         }
         // Insert; skbs that start inside it and end within it are freed (`merge_right`).
-        let covered: Vec<u64> = self.ofo.range(dsn..end).filter(|(_, s)| s.end <= end).map(|(&k, _)| k).collect();
-        for k in covered {
+        while let Some(k) = self.ofo.range(dsn..end).find(|(_, s)| s.end <= end).map(|(&k, _)| k) {
             if let Some(s) = self.ofo.remove(&k) {
                 self.rmem -= s.truesize as u64;
             }
@@ -202,9 +201,6 @@ impl RcvMem {
             self.rmem -= t as u64;
         }
     }
-
-    /// Truesize held out of order (for statistics and tests).
-    pub fn ofo_truesize(&self) -> u64 { self.ofo.values().map(|s| s.truesize as u64).sum() }
 }
 
 /// An skb a subflow holds until the MPTCP socket pulls it.

@@ -1,5 +1,7 @@
 """One instrumented kernel run of bounded-buffer topology1/fast/rcv200KB.
-usage: run1.py SEED DURATION_S OUTDIR [cc]
+usage: run.py SEED DURATION_S OUTDIR [cc]
+TRACE=trace2.bt in the environment records the linger-time inputs instead of the
+receive side (trace.bt, the default); RCVBUF overrides the receive buffer.
 Writes OUTDIR/{bt.txt, ss.txt, pcap/, result/, info.json}."""
 import json, os, signal, subprocess, sys, threading, time
 from pathlib import Path
@@ -22,7 +24,7 @@ if os.environ.get("RCVBUF"):
 clk = {"mono0": time.clock_gettime(time.CLOCK_MONOTONIC), "real0": time.time()}
 env = dict(os.environ, BPFTRACE_PERF_RB_PAGES="2048")
 bt_err = open(out / "bt.err", "w")
-bt = subprocess.Popen(["bpftrace", "-B", "full", "-o", str(out / "bt.txt"), str(Path(__file__).with_name("trace.bt"))],
+bt = subprocess.Popen(["bpftrace", "-B", "full", "-o", str(out / "bt.txt"), str(Path(__file__).with_name(os.environ.get("TRACE", "trace.bt")))],
                       stdout=bt_err, stderr=bt_err, env=env)
 t_end = time.time() + 60
 while time.time() < t_end:
