@@ -316,12 +316,64 @@ fn a_locked_send_buffer_that_cannot_bind_gives_the_auto_tuned_goodput_in_seed_00
     }
 }
 
-/// A locked buffer below the window binds, as on the kernel: SO_SNDBUF 100 KB gives
-/// 200 KB of sk_sndbuf, under the 251 KB window.
+/// Pinned finding (issue 12): a locked SO_SNDBUF of 100 KB (200 KB of charge, under the
+/// 251 KB window) does not lower goodput on the kernel. This test used to assert that it
+/// binds (small < 0.85 x auto-tuned), an argument from the accounting that was never
+/// measured. Measured on Linux 6.18 (kernel backend, 60 s, seeds 1 and 2, topology B with
+/// the 8 Mbit/s path first, 251 KB receive buffer): auto-tuned 4.72 and 2.90 Mbit/s (the
+/// receive deadlock's two modes), SO_SNDBUF 100 KB 3.75 and 3.84: means 3.81 and 3.80.
+/// The window, not the send buffer, holds the data back: the connection charges at most
+/// the window plus a frag or two, and each subflow holds less than its share. The
+/// simulator: 2.83 auto-tuned, 3.13 locked.
 #[test]
-fn a_locked_send_buffer_below_the_window_binds() {
+fn a_locked_100_kb_send_buffer_does_not_lower_goodput_behind_the_251_kb_window() {
     let auto = seed001_upstream("rbpm-4path-b", "path2", None, "60 s");
     let small = seed001_upstream("rbpm-4path-b", "path2", Some("100 KB"), "60 s");
-    println!("rbpm-4path-b path2: auto-tuned {auto:.2}, SO_SNDBUF 100 KB {small:.2} Mbit/s");
-    assert!(small < 0.85 * auto, "{small} vs {auto}");
+    println!("rbpm-4path-b path2: auto-tuned {auto:.2}, SO_SNDBUF 100 KB {small:.2} Mbit/s (kernel: 4.72 / 2.90 and 3.75 / 3.84)");
+    assert!(small >= 0.85 * auto, "{small} vs {auto}");
+}
+
+/// Issue 12: a push ends where its data frag ends. `__subflow_push_pending` hands the
+/// chosen subflow the rest of the head frag and whole frags until `snd_burst` (64 KB) is
+/// spent, and `mptcp_sendmsg_frag` copies no further than the frag, so the last skb of a
+/// push may be short and the next push starts at a frag boundary. Before, the simulator
+/// rounded every push up to whole segments: a push ran a few hundred bytes into the next
+/// frag, the next subflow then started mid-frag and took three frags (98 KB) instead of
+/// two. Seed 001 topology 1 (validate's file, payload accounting, the slow path first,
+/// 200 KB) opens the whole window at once every ~0.9 s; the kernel's trace
+/// (scripts/research/rcvprune, LABEL=topology1/slow/rcv200KB) shows the cycle path4 (rest
+/// of a frag + 2 frags), path1 65 456 B = 2 frags, path2 the rest of the window. Shares
+/// of the three stored kernel runs (docs/validate/kernel, reno): path1 32.3 %, path2
+/// 26.4 %, path4 40.5 %; the simulator before the fix: 48 / 11 / 40 %.
+#[test]
+fn an_upstream_push_ends_at_its_data_frags_end_and_the_slow_first_shares_follow_the_kernel() {
+    use mptcplab_core::mptcp::upstream::DFRAG_DATA_BYTES;
+    use mptcplab_core::scenario::Size;
+    let mut sc = scenario_file("scenarios/validate/seed001-topology1.toml");
+    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
+    let c = &mut sc.connections[0];
+    c.opportunistic_retransmission = None;
+    c.penalisation = None;
+    c.path_manager = Some("in_kernel".into());
+    c.path_manager_options = Some([("subflows_limit".to_string(), serde_json::json!(8))].into_iter().collect());
+    c.receive_buffer = Some(Size::parse("200 KB").unwrap());
+    c.initial_path = Some("path4".into());
+    let mut s = build(&sc, Some(1));
+    s.conns[0].trace_sched = true;
+    run_checked(&mut s, SimTime::from_secs(60));
+    let pushes: Vec<_> = s.conns[0].poll_sched_trace().into_iter().filter(|r| r.kind == "push").collect();
+    let path = |r: &mptcplab_core::mptcp::conn::SchedRecord| s.conns[0].subflows[r.subflow].path;
+    // After the start, every push to path1 begins at a frag boundary and is two frags.
+    let p1: Vec<_> = pushes.iter().filter(|r| r.at > SimTime::from_secs(5) && path(r) == 0).collect();
+    assert!(p1.len() > 40, "{} pushes to path1", p1.len());
+    for r in &p1 {
+        assert_eq!((r.dsn % DFRAG_DATA_BYTES, r.len as u64), (0, 2 * DFRAG_DATA_BYTES), "push at {}", r.at);
+    }
+    let acked: Vec<f64> = s.subflow_summary().iter().map(|r| r.bytes_acked as f64).collect();
+    let total: f64 = acked.iter().sum();
+    let share: Vec<f64> = acked.iter().map(|b| 100.0 * b / total).collect();
+    println!("slow path first, 200 KB, upstream: shares path1..4 {share:.1?} % (kernel 32.3 / 26.4 / 0.8 / 40.5), goodput {:.2} Mbit/s (kernel 1.82)", goodput(&s, 0));
+    for (k, kernel) in [(0, 32.3), (1, 26.4), (3, 40.5)] {
+        assert!((share[k] - kernel).abs() < 5.0, "path{}: {:.1} % against the kernel's {kernel} %", k + 1, share[k]);
+    }
 }

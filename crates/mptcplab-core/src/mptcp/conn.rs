@@ -1291,12 +1291,14 @@ impl Connection {
                 self.subflows[i].sched.reinjected_segs += 1;
                 self.stats.reinjections += 1;
                 (d, l, false)
-            } else if let Some(grown) = self.grow_tail(i, mss) {
+            } else if let Some(grown) = self.grow_tail(i, mss, bytes - taken) {
                 // Appended to the unsent tail skb: no new queue entry.
                 first = first.or(Some(grown.0));
                 taken += grown.1 as u64;
                 continue;
-            } else if let Some(l) = self.snd.next_new_len(mss) {
+            } else if let Some(l) = self.snd.next_new_len(mss.min((bytes - taken).min(u32::MAX as u64) as u32)) {
+                // The push ends exactly at `bytes` (a data frag's end: `mptcp_sendmsg_frag`
+                // copies no further than the frag), so its last skb may be short.
                 (self.snd.take_new(l, i, now), l, true)
             } else {
                 break;
@@ -1317,7 +1319,7 @@ impl Connection {
     /// unsent, continues its mapping and is under the MSS (a segment Nagle holds) is
     /// appended to that skb (`mptcp_skb_can_collapse_to`, `tcp_skb_can_collapse_to`).
     /// Returns (the skb's DSN, bytes added).
-    fn grow_tail(&mut self, i: usize, mss: u32) -> Option<(u64, u32)> {
+    fn grow_tail(&mut self, i: usize, mss: u32, limit: u64) -> Option<(u64, u32)> {
         if !self.upstream() {
             return None;
         }
@@ -1325,7 +1327,7 @@ impl Connection {
         if !new || len >= mss || dsn + len as u64 != self.snd.dsn_nxt {
             return None;
         }
-        let add = self.snd.next_new_len(mss - len)?;
+        let add = self.snd.next_new_len((mss - len).min(limit.min(u32::MAX as u64) as u32))?;
         if !self.snd.extend_last(add, i) {
             return None;
         }
