@@ -251,6 +251,27 @@ def test_the_receive_deadlock_is_counted_per_run_and_per_mode_on_both_backends()
     assert clean.figures()["deadlock"] is None, "no deadlock on either side: no entry"
 
 
+def test_nodss_drops_are_read_from_both_backends_and_compared_per_row():
+    def sim(n):
+        return {"goodput_mbps": 5.0, "shares": {"p": 1.0}, "rtt_ms": 50.0, "receive_stalled_at_s": None,
+                "nodss_window": n}
+
+    def ker(n):
+        return {"goodput_mbps": 5.0, "shares": {"p": 1.0}, "rtt_ms": 50.0,
+                "netstat": {"client": {}, "server": {"MPTcpExt.NoDSSInWindow": n} if n else {}}}
+
+    assert val.nodss_drops(sim(7)) == 7 and val.nodss_drops(ker(0)) == 0 and val.nodss_drops(ker(93)) == 93
+    assert val.nodss_drops({"goodput_mbps": 1.0}) is None
+    row = val.Row("t2", "reno", {"sim": [sim(150), sim(0), sim(90)], "kernel": [ker(173), ker(256), ker(93)]})
+    d = row.figures()["nodss_window"]
+    assert d["sim"] == {"runs": 3, "mean": 80.0, "runs_with_drops": 2}
+    assert d["kernel"]["mean"] == pytest.approx(174.0) and d["kernel"]["runs_with_drops"] == 3
+    text = val.ValidateReport([row], {"kernel": "6.18", "version": "t", "reps": 3, "duration_s": 60, "quick": False, "profile": "p"}, [], "test").text()
+    assert "NoDSSInWindow" in text and "t2" in text.split("NoDSSInWindow")[1]
+    none = val.Row("t1", "reno", {"sim": [sim(0)] * 3, "kernel": [ker(0)] * 3})
+    assert none.figures()["nodss_window"] is None
+
+
 def test_goodput_bins_add_up_to_the_runs_goodput():
     import mptcplab
 

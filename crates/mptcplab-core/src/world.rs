@@ -709,6 +709,13 @@ impl Simulator {
                     it.next();
                 }
                 if !advanced {
+                    // Upstream: a subflow ACKed it and the MPTCP socket dropped it past its
+                    // advertised edge (`MetaReceiver::nodss_window`); the MPTCP
+                    // retransmit timer, which must then be armed, sends it again.
+                    if c.rcv.nodss_window > 0 && c.up.rtx_deadline.is_some() {
+                        pos = it.peek().map_or(end, |&&(s, _)| s.max(pos + 1));
+                        continue;
+                    }
                     return Err(format!("{}: data byte {pos} is neither delivered nor outstanding on any subflow", c.cfg.name));
                 }
             }

@@ -377,3 +377,40 @@ fn an_upstream_push_ends_at_its_data_frags_end_and_the_slow_first_shares_follow_
         assert!((share[k] - kernel).abs() < 5.0, "path{}: {:.1} % against the kernel's {kernel} %", k + 1, share[k]);
     }
 }
+
+/// Issue 12: the kernel's "NoDSSInWindow" drops. `ack_update_msk` ends the MPTCP window at
+/// the new DATA_ACK plus the subflow's `snd_wnd`, and `tcp_ack` (`tcp_may_update_window`)
+/// keeps the old, larger `snd_wnd` when an ACK does not advance that subflow's snd_una;
+/// the receiver never moves its edge left (`mptcp_set_rwin`), so such an ACK carries a
+/// smaller window, and the sender's window then ends past the edge by the DATA_ACK's
+/// advance. What it sends there is ACKed by the subflow and dropped by the MPTCP socket
+/// (`mptcp_data_queue_ofo`, MPTCP_MIB_NODSSWINDOW); only the MPTCP retransmit timer
+/// (one frag a period, on the first idle subflow) brings it back, so the connection
+/// stalls for seconds. Measured on Linux 6.18 (docs/validate/kernel, seed 001 topology 2,
+/// slow path first, 1 MB, 60 s): NoDSSInWindow 173, 256, 93 (reno) and 265, 218, 150
+/// (cubic); none in any 100 KB or 200 KB point, where no segment is lost.
+#[test]
+fn a_subflow_window_left_stale_sends_past_the_receivers_edge_and_the_receiver_drops_it() {
+    use mptcplab_core::scenario::Size;
+    let mut sc = scenario_file("scenarios/validate/seed001-topology2.toml");
+    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
+    let c = &mut sc.connections[0];
+    c.opportunistic_retransmission = None;
+    c.penalisation = None;
+    c.path_manager = Some("in_kernel".into());
+    c.path_manager_options = Some([("subflows_limit".to_string(), serde_json::json!(8))].into_iter().collect());
+    c.receive_buffer = Some(Size::parse("1 MB").unwrap());
+    c.initial_path = Some("path1".into());
+    let mut s = build(&sc, Some(1));
+    run_checked(&mut s, SimTime::from_secs(60));
+    let c = &s.conns[0];
+    println!("topology 2, slow path first, 1 MB, reno: NoDSSInWindow {}, MPTCP retransmit timer fired {} times, goodput {:.2} Mbit/s (kernel: 93-256 drops, 7.33-8.97 Mbit/s)", c.rcv.nodss_window, c.stats.meta_rtx_fired, goodput(&s, 0));
+    assert!((50..=500).contains(&c.rcv.nodss_window), "{} drops", c.rcv.nodss_window);
+    assert!(c.stats.meta_rtx_fired > 0);
+    // The same with the 200 KB buffer: no loss, no stale window, no drop (as measured).
+    let mut sc2 = sc.clone();
+    sc2.connections[0].receive_buffer = Some(Size::parse("200 KB").unwrap());
+    let mut s2 = build(&sc2, Some(1));
+    run_checked(&mut s2, SimTime::from_secs(60));
+    assert_eq!(s2.conns[0].rcv.nodss_window, 0);
+}

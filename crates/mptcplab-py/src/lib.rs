@@ -251,6 +251,7 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
         d.set_item("sk_rcvbuf", c.rcv.rcvbuf)?;
         d.set_item("rcvq_drops", c.stats.rcvq_drops)?;
         d.set_item("ofo_drops", c.stats.ofo_drops)?;
+        d.set_item("nodss_window", c.rcv.nodss_window)?;
         d.set_item("ofo_merged", c.rcv.skb.as_ref().map_or(0, |m| m.ofo_merged))?;
         d.set_item("stalled_at_s", c.stats.rcv_stalled_at.map(|t| t.secs_f64()))?;
         d.set_item("rmem_max", c.stats.rcv_rmem_max)?;

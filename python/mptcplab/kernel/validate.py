@@ -357,7 +357,8 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
         if "integrity" in summ.columns else None,
         **({"netstat": dict(result.meta["netstat"])} if result.meta.get("netstat") else {}),
         # The simulator's receive deadlock (`tcp.receive_memory = "skb"`): when it stalled.
-        **({"receive_stalled_at_s": ((result.meta.get("receive_memory") or {}).get(flow) or {}).get("stalled_at_s")}
+        **({"receive_stalled_at_s": ((result.meta.get("receive_memory") or {}).get(flow) or {}).get("stalled_at_s"),
+            "nodss_window": ((result.meta.get("receive_memory") or {}).get(flow) or {}).get("nodss_window")}
            if result.meta.get("receive_memory") else {}),
         **({"bins": goodput_bins(result, flow, bin_s, float(duration_s or result.meta["duration_s"])),
             "bin_s": bin_s} if bin_s else {}),
@@ -376,6 +377,19 @@ def deadlocked(run: dict[str, Any]) -> bool | None:
     if server is None:
         return None
     return int(server.get("TcpExt.TCPRcvQDrop", 0)) > 0
+
+
+def nodss_drops(run: dict[str, Any]) -> int | None:
+    """Out-of-order data the receiving MPTCP socket dropped past the edge it advertised
+    after a subflow had ACKed it (`mptcp_data_queue_ofo`): the kernel's
+    `MPTcpExt.NoDSSInWindow` on the receiver, the simulator's `nodss_window`. None when
+    the run does not tell."""
+    if "nodss_window" in run:
+        return None if run["nodss_window"] is None else int(run["nodss_window"])
+    server = (run.get("netstat") or {}).get("server")
+    if server is None:
+        return None
+    return int(server.get("MPTcpExt.NoDSSInWindow", 0))
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -419,6 +433,7 @@ class Row:
             "modes_sim_mbps": modes(sim_g), "modes_kernel_mbps": modes(ker_g),
             "ratio_ok": ratio_ok, "shares_ok": shares_ok,
             "deadlock": self.deadlock(),
+            "nodss_window": self.nodss(),
         }
         bins = self.bins()
         if bins:
@@ -439,6 +454,17 @@ class Row:
                       "deadlocked_mbps": sum(dead) / len(dead) if dead else None,
                       "clean_mbps": sum(clean) / len(clean) if clean else None}
         return out if out["sim"]["deadlocked"] or out["kernel"]["deadlocked"] else None
+
+    def nodss(self) -> dict[str, Any] | None:
+        """Per backend: the mean number of NoDSSInWindow drops a run (None where a
+        backend's runs do not tell, or neither dropped anything)."""
+        out: dict[str, Any] = {}
+        for b in ("sim", "kernel"):
+            n = [nodss_drops(r) for r in self.runs[b]]
+            if not n or any(x is None for x in n):
+                return None
+            out[b] = {"runs": len(n), "mean": sum(n) / len(n), "runs_with_drops": sum(1 for x in n if x)}
+        return out if out["sim"]["mean"] or out["kernel"]["mean"] else None
 
     def bins(self) -> list[dict[str, Any]]:
         """Per bin: both backends' mean goodput with its CI and the ratio (runs that
@@ -548,6 +574,17 @@ class ValidateReport:
                       "receiver), and each mode's mean goodput in Mbit/s:\n") + render_table(
                 ["scenario", "cc", "deadlocked sim", "deadlocked kernel", "deadlocked sim Mbit/s",
                  "deadlocked kernel Mbit/s", "clean sim Mbit/s", "clean kernel Mbit/s"], drows, right={2, 3, 4, 5, 6, 7})
+        dropped = [f for f in table_rows if f.get("nodss_window")]
+        if dropped:
+            nrows = [[f["scenario"], f["cc"], f"{f['nodss_window']['sim']['mean']:.0f}",
+                      f"{f['nodss_window']['kernel']['mean']:.0f}",
+                      f"{f['nodss_window']['sim']['runs_with_drops']} of {f['nodss_window']['sim']['runs']}",
+                      f"{f['nodss_window']['kernel']['runs_with_drops']} of {f['nodss_window']['kernel']['runs']}"]
+                     for f in dropped]
+            table += ("\n\nout-of-order data the receiving MPTCP socket dropped past its advertised edge after a "
+                      "subflow ACKed it (kernel: MPTcpExt.NoDSSInWindow; sim: the same rule), mean a run:\n") + render_table(
+                ["scenario", "cc", "drops sim", "drops kernel", "runs with drops sim", "runs with drops kernel"],
+                nrows, right={2, 3, 4, 5})
         gaps = [f"known gaps ({self.gaps_source}):"] + [f"  - {_gap(g)}" for g in self.gaps]
         n = len(self.rows)
         n_ratio = sum(f["ratio_ok"] for f in table_rows)

@@ -406,6 +406,7 @@ impl Connection {
             let b = rcvmem::sk_rcvbuf(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.receive_buffer_locked);
             rcv.set_skb_memory(RcvMem::new(b, cfg.receive_buffer_locked, cfg.tcp.mss));
         }
+        rcv.drop_ofo_beyond_edge = cfg.mptcp && cfg.stack == Stack::Upstream;
         // Auto-tuned: `mptcp_init_sock` starts the send buffer at tcp_wmem[1]. Upstream with
         // a `send_buffer`: `SO_SNDBUF` doubled, counted in `sk_wmem_queued` bytes
         // (`upstream::locked_sndbuf`, `MetaSender::frag_charge`).
@@ -992,15 +993,23 @@ impl Connection {
         // The subflow keeps the window its own ACKs advertise (Linux
         // tcp_ack_update_window on the subflow: only an ACK that advances snd_una, or a
         // larger window, updates it).
+        // Linux 6.x `tcp_may_update_window` also takes a zero window (`|| !nwin`).
         let nwin = pkt.rwnd_edge.saturating_sub(pkt.data_ack);
+        let up_stack = self.upstream();
         let tx = &mut self.subflows[i].tx;
-        if res.snd_una_advanced || nwin > tx.snd_wnd {
+        if res.snd_una_advanced || nwin > tx.snd_wnd || (up_stack && nwin == 0) {
             tx.snd_wnd = nwin;
         }
         if self.cfg.delay_samples && pkt.data_ack > self.snd.data_una {
             self.record_delay_samples(now, pkt.data_ack);
         }
-        let acked = self.snd.on_data_ack(pkt.data_ack, pkt.rwnd_edge);
+        // Upstream `ack_update_msk` (options.c): the MPTCP window ends at the new DATA_ACK
+        // plus the subflow's `snd_wnd` as `tcp_ack` left it, which ignored a smaller
+        // window on an ACK that did not advance the subflow's snd_una: after such an ACK
+        // the end lies past the receiver's edge by the DATA_ACK's advance, and what is
+        // sent there is dropped (`MetaReceiver::drop_ofo_beyond_edge`).
+        let edge = if up_stack { pkt.data_ack.saturating_add(self.subflows[i].tx.snd_wnd) } else { pkt.rwnd_edge };
+        let acked = self.snd.on_data_ack(pkt.data_ack, edge);
         if upstream {
             self.on_ack_upstream(now, i, acked, out);
         }
@@ -1197,6 +1206,9 @@ impl Connection {
             return;
         };
         if let Some(c) = chosen {
+            // `mptcp_sendmsg_frag` -> `mptcp_check_allowed_size` on the chosen subflow.
+            let tx = &mut self.subflows[c].tx;
+            tx.snd_wnd = tx.snd_wnd.max(self.snd.rwnd_edge.saturating_sub(head));
             // The head frag's data already handed to subflows: up to the first segment
             // still waiting to be pushed again after a rewind.
             let end = up::dfrag_end(head).min(self.snd.dsn_nxt);
@@ -1282,6 +1294,11 @@ impl Connection {
             return false;
         }
         let mss = self.cfg.tcp.mss;
+        // `mptcp_check_allowed_size`: a subflow whose `snd_wnd` is below the MPTCP window
+        // left at the data's sequence gets that window (MPTCP_MIB_SNDWNDSHARED).
+        let at = self.snd.reinject_head().map_or(self.snd.dsn_nxt, |r| r.0);
+        let tx = &mut self.subflows[i].tx;
+        tx.snd_wnd = tx.snd_wnd.max(self.snd.rwnd_edge.saturating_sub(at));
         let (mut taken, mut first) = (0u64, None);
         while taken < bytes {
             let (dsn, len, new) = if let Some((d, l, _)) = self.snd.reinject_head() {
@@ -1568,11 +1585,14 @@ impl Connection {
             self.snd.update_nospace(self.app.wants_more(self.snd.written));
         }
         // A subflow with nothing outstanding gets no ACK to refresh its window: give it the
-        // connection's (stands in for Linux's zero-window probe).
-        let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
-        for s in self.subflows.iter_mut() {
-            if s.tx.packets_out == 0 {
-                s.tx.snd_wnd = s.tx.snd_wnd.max(meta_wnd);
+        // connection's (stands in for Linux's zero-window probe). Upstream raises the
+        // window of the subflow it sends on instead (`push_on`).
+        if !self.upstream() {
+            let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
+            for s in self.subflows.iter_mut() {
+                if s.tx.packets_out == 0 {
+                    s.tx.snd_wnd = s.tx.snd_wnd.max(meta_wnd);
+                }
             }
         }
         // (Scratch vectors are used in place: nothing called from `push` pushes again.)
@@ -1586,7 +1606,17 @@ impl Connection {
         }
         let upstream = self.upstream();
         if upstream {
-            self.set_meta_timeout(now);
+            // The kernel recomputes the MPTCP retransmit interval in
+            // `mptcp_subflow_get_send`, which runs only when something is pushed: the
+            // application wrote (`mptcp_sendmsg` -> `__mptcp_push_pending`) or an ACK
+            // opened the window past snd_nxt with data waiting (`ack_update_msk` ->
+            // `__mptcp_check_push`). While the window stays shut the interval keeps the
+            // value from the last push, not TCP_RTO_MIN.
+            let rewound = self.snd.reinject_head().is_some();
+            let waiting = rewound || self.snd.unsent() > 0;
+            if waiting && (n > 0 || rewound || self.snd.rwnd_edge > self.snd.dsn_nxt) {
+                self.set_meta_timeout(now);
+            }
         }
         // Connection-level scheduling.
         let mss = self.cfg.tcp.mss;

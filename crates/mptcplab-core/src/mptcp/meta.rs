@@ -251,6 +251,13 @@ pub struct MetaReceiver {
     edge: u64,
     pub duplicate_bytes: u64,
     pub beyond_window: u64,
+    /// Upstream (`mptcp_data_queue_ofo`): an out-of-order skb that ends beyond the right
+    /// edge the receiver has advertised (`msk->rcv_wnd_sent`) is dropped at the MPTCP
+    /// level after its subflow has ACKed it (`MPTCP_MIB_NODSSWINDOW`, "NoDSSInWindow");
+    /// only an MPTCP-level retransmission brings it back. Off: such data is an error.
+    pub drop_ofo_beyond_edge: bool,
+    /// Skbs dropped that way.
+    pub nodss_window: u64,
     accounting: BufferAccounting,
     mss: u64,
     /// `tcp.receive_memory = "skb"`: the MPTCP socket's skbs and the window they leave
@@ -262,7 +269,7 @@ impl MetaReceiver {
     pub fn new(rcvbuf: u64) -> Self { Self::with_accounting(rcvbuf, BufferAccounting::Payload, 1448) }
 
     pub fn with_accounting(rcvbuf: u64, accounting: BufferAccounting, mss: u32) -> Self {
-        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, accounting, mss: mss as u64, skb: None };
+        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, drop_ofo_beyond_edge: false, nodss_window: 0, accounting, mss: mss as u64, skb: None };
         r.window_edge();
         r
     }
@@ -314,7 +321,16 @@ impl MetaReceiver {
             return 0;
         }
         if end > self.edge {
-            self.beyond_window += 1;
+            if self.drop_ofo_beyond_edge {
+                // In sequence (`map_seq == ack_seq`, or older) it is taken whatever the
+                // edge; out of order it is dropped.
+                if dsn > self.rcv_nxt {
+                    self.nodss_window += 1;
+                    return 0;
+                }
+            } else {
+                self.beyond_window += 1;
+            }
         }
         if dsn <= self.rcv_nxt {
             let before = self.rcv_nxt;
@@ -381,6 +397,10 @@ impl MetaReceiver {
     /// Under `skb`: the MPTCP socket takes one skb from a subflow (`__mptcp_move_skb`).
     /// Returns the bytes newly in order.
     pub fn take_skb(&mut self, dsn: u64, len: u32, truesize: u32, cap: u32) -> u64 {
+        if self.drop_ofo_beyond_edge && dsn > self.rcv_nxt && dsn + len as u64 > self.edge {
+            self.nodss_window += 1;
+            return 0; // `mptcp_drop`: freed, never charged
+        }
         let before = self.rcv_nxt;
         let delivered = self.on_data(dsn, len);
         if let Some(m) = self.skb.as_mut() {
@@ -396,6 +416,29 @@ impl MetaReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Upstream `mptcp_data_queue_ofo`: out-of-order data ending past the advertised edge
+    /// (`rcv_wnd_sent`) is dropped and counted (NoDSSInWindow); in-sequence data is taken
+    /// wherever it ends (`__mptcp_move_skb`: `map_seq == ack_seq`).
+    #[test]
+    fn upstream_drops_out_of_order_data_past_the_advertised_edge_but_takes_in_sequence_data() {
+        let mut r = MetaReceiver::new(10_000);
+        r.drop_ofo_beyond_edge = true;
+        assert_eq!(r.window_edge(), 10_000);
+        assert_eq!(r.on_data(9_500, 1000), 0);
+        assert_eq!((r.nodss_window, r.ooo_bytes), (1, 0), "dropped, not held");
+        assert_eq!(r.on_data(8_000, 1000), 0);
+        assert_eq!(r.ooo_bytes, 1000, "inside the edge: held");
+        assert_eq!(r.on_data(0, 8000), 9000);
+        // In sequence and past the edge: taken.
+        assert_eq!(r.on_data(9_000, 1500), 1500);
+        assert_eq!((r.rcv_nxt, r.nodss_window, r.beyond_window), (10_500, 1, 0));
+        // The same without the upstream rule is an invariant breach, counted.
+        let mut o = MetaReceiver::new(10_000);
+        o.window_edge();
+        o.on_data(9_500, 1000);
+        assert_eq!((o.nodss_window, o.beyond_window), (0, 1));
+    }
 
     #[test]
     fn the_receiver_delivers_each_byte_once_in_order() {
