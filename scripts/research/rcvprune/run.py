@@ -1,5 +1,5 @@
 """One instrumented kernel run of a bounded-buffer point (topology1/fast/rcv200KB unless
-LABEL names another). usage: run.py SEED DURATION_S OUTDIR [cc]
+LABEL names another, of the family FAMILY). usage: run.py SEED DURATION_S OUTDIR [cc]
 TRACE=trace2.bt in the environment records the linger-time inputs instead of the
 receive side (trace.bt, the default); RCVBUF overrides the receive buffer.
 Writes OUTDIR/{bt.txt, ss.txt, pcap/, result/, info.json}."""
@@ -12,7 +12,7 @@ from mptcplab.kernel.backend import run_kernel
 seed, dur, out = int(sys.argv[1]), float(sys.argv[2]), Path(sys.argv[3])
 cc = sys.argv[4] if len(sys.argv) > 4 else "reno"
 out.mkdir(parents=True, exist_ok=True)
-p = [x for x in val.FAMILIES["bounded-buffer"] if x.label == os.environ.get("LABEL", "topology1/fast/rcv200KB")][0]
+p = [x for x in val.FAMILIES[os.environ.get("FAMILY", "bounded-buffer")] if x.label == os.environ.get("LABEL", "topology1/fast/rcv200KB")][0]
 scn = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml")
 for f, v in p.overrides:
     scn = scn.with_(f, v)
