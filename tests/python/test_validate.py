@@ -272,6 +272,42 @@ def test_nodss_drops_are_read_from_both_backends_and_compared_per_row():
     assert none.figures()["nodss_window"] is None
 
 
+def test_hystart_exits_are_read_from_both_backends_and_compared_for_cubic_rows():
+    import mptcplab
+
+    # The simulator counts HyStart's exits as the kernel's TcpExt counters do.
+    scn = Scenario.from_toml(val.SCENARIO_DIR / "buffer-blocking.toml").with_duration(5)
+    scn = scn.with_("connections[0].cc", "cubic").with_("run.profile", "upstream")
+    fig = val.run_figures(mptcplab.simulate(scn, seed=1))
+    ex = val.hystart_exits(fig)
+    assert ex["TCPHystartTrainDetect"] + ex["TCPHystartDelayDetect"] >= 1, "the fast subflow leaves slow start by HyStart"
+    assert ex["TCPHystartDelayCwnd"] + ex["TCPHystartTrainCwnd"] > 0
+    reno = val.run_figures(mptcplab.simulate(scn.with_("connections[0].cc", "reno"), seed=1))
+    assert "hystart" not in reno and val.hystart_exits(reno) is None, "no CUBIC, no count"
+
+    def ker(train, tcwnd, delay, dcwnd):
+        c = {"TcpExt.TCPHystartTrainDetect": train, "TcpExt.TCPHystartTrainCwnd": tcwnd,
+             "TcpExt.TCPHystartDelayDetect": delay, "TcpExt.TCPHystartDelayCwnd": dcwnd}
+        return {"goodput_mbps": 5.0, "shares": {"p": 1.0}, "rtt_ms": 50.0,
+                "netstat": {"client": {k: v for k, v in c.items() if v}, "server": {}}}
+
+    def sim(train, tcwnd, delay, dcwnd):
+        return {"goodput_mbps": 5.0, "shares": {"p": 1.0}, "rtt_ms": 50.0,
+                "hystart": {"TCPHystartTrainDetect": train, "TCPHystartTrainCwnd": tcwnd,
+                            "TCPHystartDelayDetect": delay, "TCPHystartDelayCwnd": dcwnd}}
+
+    assert val.hystart_exits(ker(0, 0, 3, 139)) == {"TCPHystartTrainDetect": 0, "TCPHystartTrainCwnd": 0,
+                                                   "TCPHystartDelayDetect": 3, "TCPHystartDelayCwnd": 139}
+    row = val.Row("exp1", "cubic", {"sim": [sim(1, 256, 0, 0)] * 2, "kernel": [ker(1, 907, 1, 168), ker(2, 1660, 0, 0)]})
+    h = row.figures()["hystart"]
+    assert h["sim"] == {"runs": 2, "train": 1.0, "delay": 0.0, "cwnd_at_exit": 256.0}
+    assert h["kernel"]["train"] == 1.5 and h["kernel"]["delay"] == 0.5
+    assert h["kernel"]["cwnd_at_exit"] == pytest.approx((907 + 168 + 1660) / 4)
+    text = val.ValidateReport([row], {"kernel": "6.18", "version": "t", "reps": 2, "duration_s": 10, "quick": False, "profile": "p"}, [], "test").text()
+    assert "HyStart" in text and "exp1" in text.split("HyStart")[1]
+    assert val.Row("exp1", "reno", row.runs).figures()["hystart"] is None, "CUBIC rows only"
+
+
 def test_goodput_bins_add_up_to_the_runs_goodput():
     import mptcplab
 

@@ -111,6 +111,8 @@ impl ProfileName {
             (ProfileName::Upstream, "bbr" | "coupled_bbr") => &[("ack_aggregation", 1), ("pacing_margin_percent", 1), ("min_rtt_strict", 1)],
             // tcp_scalable.c of Linux >= 5.7 counts acked packets (TCP_SCALABLE_AI_CNT 100).
             (ProfileName::Upstream, "scalable") => &[("ai_cnt", 100)],
+            // tcp_cubic.c of Linux >= 5.16: HyStart's round restarts on every RTT sample.
+            (ProfileName::Upstream, "cubic") => &[("hystart_round_on_ack", 1)],
             _ => &[],
         }
     }
@@ -166,6 +168,7 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "(stack) subflow Nagle", value: "a sub-MSS segment last in a subflow's queue waits while packets are out and an earlier sub-MSS segment is unacknowledged (Minshall), and new data pushed to that subflow grows it up to the MSS", source: "tcp_output.c tcp_nagle_check, tcp_minshall_check (subflows keep nonagle = 0: mptcp_push_release -> tcp_push); protocol.c mptcp_sendmsg_frag, mptcp_skb_can_collapse_to" },
             Setting { field: "tcp.cwnd_validation", value: "linux_5_18: is_cwnd_limited, or in slow start cwnd < 2 x max_packets_out", source: "include/net/tcp.h tcp_is_cwnd_limited (Linux >= 5.18)" },
             Setting { field: "cc_options (bbr, coupled_bbr)", value: "ack_aggregation = true, pacing_margin_percent = 1, min_rtt_strict = true", source: "tcp_bbr.c (Linux >= 5.10)" },
+            Setting { field: "cc_options (cubic)", value: "hystart_round_on_ack = true", source: "tcp_cubic.c hystart_update (Linux >= 5.16, 4e1fddc98d25; and the 2025 HyStart round-start fix)" },
             Setting { field: "cc_options (scalable)", value: "ai_cnt = 100", source: "tcp_scalable.c (Linux >= 5.7)" },
             Setting { field: "(stack)", value: "no MPTCP action on a subflow RTO; MPTCP retransmit timer (head data frag on an idle subflow); stale subflows after 4 periods without an ACK, whose data is rewound; path manager starts when the connection is fully established; subflows walked oldest first", source: "protocol.c mptcp_retransmit_timer, __mptcp_retrans, mptcp_subflow_get_retrans, __mptcp_retransmit_pending_data; pm.c mptcp_pm_subflow_chk_stale; options.c check_fully_established" },
         ],

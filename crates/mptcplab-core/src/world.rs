@@ -199,6 +199,28 @@ impl Simulator {
         }
     }
 
+    /// Per flow whose subflows run CUBIC: their HyStart exits summed, as Linux's TcpExt
+    /// counters sum them over a host's sockets (compared with the kernel's netstat).
+    pub fn hystart_exits(&self) -> Vec<(&str, crate::cc::cubic::HystartExits)> {
+        self.conns
+            .iter()
+            .filter_map(|c| {
+                let mut sum = crate::cc::cubic::HystartExits::default();
+                let mut any = false;
+                for s in &c.subflows {
+                    if let crate::cc::AnyCc::Cubic(cc) = &s.tx.cc {
+                        any = true;
+                        sum.train += cc.exits.train;
+                        sum.train_cwnd += cc.exits.train_cwnd;
+                        sum.delay += cc.exits.delay;
+                        sum.delay_cwnd += cc.exits.delay_cwnd;
+                    }
+                }
+                any.then_some((c.cfg.name.as_str(), sum))
+            })
+            .collect()
+    }
+
     /// Write packet captures: one sink per path of the plan, in its order (`pcap` module).
     /// Attach before the run starts.
     pub fn attach_pcap(&mut self, sinks: Vec<Box<dyn std::io::Write + Send>>) {

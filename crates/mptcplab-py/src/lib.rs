@@ -260,6 +260,20 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     if !rm.is_empty() {
         meta.set_item("receive_memory", rm)?;
     }
+    // Flows running CUBIC: HyStart's exits from slow start, named as the kernel backend's
+    // TcpExt counters (TCPHystartTrainDetect/Cwnd, TCPHystartDelayDetect/Cwnd).
+    let hy = PyDict::new(py);
+    for (name, e) in sim.hystart_exits() {
+        let d = PyDict::new(py);
+        d.set_item("TCPHystartTrainDetect", e.train)?;
+        d.set_item("TCPHystartTrainCwnd", e.train_cwnd)?;
+        d.set_item("TCPHystartDelayDetect", e.delay)?;
+        d.set_item("TCPHystartDelayCwnd", e.delay_cwnd)?;
+        hy.set_item(name, d)?;
+    }
+    if !hy.is_empty() {
+        meta.set_item("hystart", hy)?;
+    }
     out.set_item("meta", meta)?;
 
     let conn_name = |i: u32| sim.conns[i as usize].cfg.name.clone();

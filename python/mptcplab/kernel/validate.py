@@ -360,6 +360,10 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
         **({"receive_stalled_at_s": ((result.meta.get("receive_memory") or {}).get(flow) or {}).get("stalled_at_s"),
             "nodss_window": ((result.meta.get("receive_memory") or {}).get(flow) or {}).get("nodss_window")}
            if result.meta.get("receive_memory") else {}),
+        # CUBIC's HyStart exits, summed over every flow as the kernel's host-wide TcpExt
+        # counters sum them over the client's sockets.
+        **({"hystart": {k: sum(int(c[k]) for c in result.meta["hystart"].values()) for k in HYSTART_COUNTERS}}
+           if result.meta.get("hystart") else {}),
         **({"bins": goodput_bins(result, flow, bin_s, float(duration_s or result.meta["duration_s"])),
             "bin_s": bin_s} if bin_s else {}),
     }
@@ -377,6 +381,22 @@ def deadlocked(run: dict[str, Any]) -> bool | None:
     if server is None:
         return None
     return int(server.get("TcpExt.TCPRcvQDrop", 0)) > 0
+
+
+HYSTART_COUNTERS = ("TCPHystartTrainDetect", "TCPHystartTrainCwnd", "TCPHystartDelayDetect", "TCPHystartDelayCwnd")
+
+
+def hystart_exits(run: dict[str, Any]) -> dict[str, int] | None:
+    """CUBIC's HyStart exits from slow start (tcp_cubic.c `hystart_update`): how many by
+    ACK train and by delay, and the cwnd summed at them. The kernel's TcpExt counters on
+    the sending host, the simulator's own count of the same events. None when the run
+    does not tell."""
+    if "hystart" in run:
+        return {k: int(run["hystart"][k]) for k in HYSTART_COUNTERS}
+    client = (run.get("netstat") or {}).get("client")
+    if client is None:
+        return None
+    return {k: int(client.get(f"TcpExt.{k}", 0)) for k in HYSTART_COUNTERS}
 
 
 def nodss_drops(run: dict[str, Any]) -> int | None:
@@ -434,6 +454,7 @@ class Row:
             "ratio_ok": ratio_ok, "shares_ok": shares_ok,
             "deadlock": self.deadlock(),
             "nodss_window": self.nodss(),
+            "hystart": self.hystart(),
         }
         bins = self.bins()
         if bins:
@@ -465,6 +486,25 @@ class Row:
                 return None
             out[b] = {"runs": len(n), "mean": sum(n) / len(n), "runs_with_drops": sum(1 for x in n if x)}
         return out if out["sim"]["mean"] or out["kernel"]["mean"] else None
+
+    def hystart(self) -> dict[str, Any] | None:
+        """CUBIC rows: per backend, the mean HyStart exits a run by ACK train and by delay,
+        and the mean cwnd at an exit (None unless both backends' runs tell)."""
+        if self.cc != "cubic":
+            return None
+        out: dict[str, Any] = {}
+        for b in ("sim", "kernel"):
+            ex = [hystart_exits(r) for r in self.runs[b]]
+            if not ex or any(x is None for x in ex):
+                return None
+            n = len(ex)
+            exits = sum(x["TCPHystartTrainDetect"] + x["TCPHystartDelayDetect"] for x in ex)
+            cwnd = sum(x["TCPHystartTrainCwnd"] + x["TCPHystartDelayCwnd"] for x in ex)
+            out[b] = {"runs": n,
+                      "train": sum(x["TCPHystartTrainDetect"] for x in ex) / n,
+                      "delay": sum(x["TCPHystartDelayDetect"] for x in ex) / n,
+                      "cwnd_at_exit": cwnd / exits if exits else None}
+        return out
 
     def bins(self) -> list[dict[str, Any]]:
         """Per bin: both backends' mean goodput with its CI and the ratio (runs that
@@ -585,6 +625,17 @@ class ValidateReport:
                       "subflow ACKed it (kernel: MPTcpExt.NoDSSInWindow; sim: the same rule), mean a run:\n") + render_table(
                 ["scenario", "cc", "drops sim", "drops kernel", "runs with drops sim", "runs with drops kernel"],
                 nrows, right={2, 3, 4, 5})
+        hys = [f for f in table_rows if f.get("hystart")]
+        if hys:
+            def cw(d: dict[str, Any]) -> str:
+                return "—" if d["cwnd_at_exit"] is None else f"{d['cwnd_at_exit']:.0f}"
+            hrows = [[f["scenario"], f["cc"], f"{h['sim']['train']:.1f} / {h['sim']['delay']:.1f}",
+                      f"{h['kernel']['train']:.1f} / {h['kernel']['delay']:.1f}", cw(h["sim"]), cw(h["kernel"])]
+                     for f in hys for h in [f["hystart"]]]
+            table += ("\n\nCUBIC's HyStart exits from slow start, mean a run (kernel: the client's TcpExt "
+                      "TCPHystartTrainDetect / TCPHystartDelayDetect and their Cwnd sums; sim: the same events):\n") + render_table(
+                ["scenario", "cc", "train / delay sim", "train / delay kernel", "cwnd at exit sim", "cwnd at exit kernel"],
+                hrows, right={2, 3, 4, 5})
         gaps = [f"known gaps ({self.gaps_source}):"] + [f"  - {_gap(g)}" for g in self.gaps]
         n = len(self.rows)
         n_ratio = sum(f["ratio_ok"] for f in table_rows)

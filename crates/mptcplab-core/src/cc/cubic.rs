@@ -42,16 +42,50 @@ pub struct Cubic {
     sample_cnt: u32,
     pub fast_convergence: bool,
     pub hystart: bool,
+    /// Linux >= 5.16 HyStart ("tcp_cubic: fix spurious Hystart ACK train detections for
+    /// not-cwnd-limited flows", 4e1fddc98d25; the low-window test after the round reset:
+    /// "tcp_cubic: fix incorrect HyStart round start detection", 2025, 6.14 and stable):
+    /// a round restarts in `hystart_update` on every RTT sample once snd_una passes
+    /// `end_seq`, whether or not the flow is cwnd-limited, and the ACK-train threshold
+    /// gains `hystart_ack_delay`. Off: the 4.x form, whose round restarts only in
+    /// `cubictcp_cong_avoid`, i.e. only while cwnd-limited.
+    pub hystart_round_on_ack: bool,
+    /// What Linux counts in TcpExt (TCPHystartTrainDetect/Cwnd, TCPHystartDelayDetect/Cwnd):
+    /// kept across resets, so a run's exits can be compared with the kernel's netstat.
+    pub exits: HystartExits,
+}
+
+/// HyStart exits from slow start and the cwnd summed at each, as Linux's `NET_INC_STATS`
+/// / `NET_ADD_STATS` in `hystart_update` count them (both tests may fire on one sample).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HystartExits {
+    pub train: u32,
+    pub train_cwnd: u64,
+    pub delay: u32,
+    pub delay_cwnd: u64,
 }
 
 fn seq_after(a: u32, b: u32) -> bool { (b.wrapping_sub(a) as i32) < 0 }
+
+/// Linux `hystart_ack_delay` (tcp_cubic.c, >= 5.8): room for one GSO packet sent and one
+/// in the qdisc, `min(1 ms, 4 × sk_gso_max_size / sk_pacing_rate)` with the default
+/// 64 KiB GSO size and the pacing rate `tcp_update_pacing_rate` keeps (200 % of cwnd /
+/// SRTT in slow start, where HyStart runs). Below ~2 Gbit/s it is the 1 ms cap.
+fn hystart_ack_delay_us(st: &CcState) -> u64 {
+    let srtt_us = st.srtt.us();
+    if srtt_us == 0 {
+        return 0;
+    }
+    let rate = (st.mss as u64 * 2 * st.cwnd.max(st.in_flight) as u64 * 1_000_000 / srtt_us).max(1);
+    (65_536u64 * 4 * 1_000_000 / rate).min(1_000)
+}
 
 impl Cubic {
     pub fn new() -> Self { Cubic { fast_convergence: true, hystart: true, ..Default::default() } }
 
     fn reset(&mut self) {
-        let (fc, hy) = (self.fast_convergence, self.hystart);
-        *self = Cubic { fast_convergence: fc, hystart: hy, ..Default::default() };
+        let (fc, hy, r6, ex) = (self.fast_convergence, self.hystart, self.hystart_round_on_ack, self.exits);
+        *self = Cubic { fast_convergence: fc, hystart: hy, hystart_round_on_ack: r6, exits: ex, ..Default::default() };
     }
 
     fn hystart_reset(&mut self, now: SimTime, snd_nxt: u32) {
@@ -126,15 +160,30 @@ impl Cubic {
     /// Linux `hystart_update` (modern form, delay in µs).
     fn hystart_update(&mut self, now: SimTime, st: &mut CcState, delay_us: u64, paced: bool) {
         let now_us = now.us();
+        if self.hystart_round_on_ack {
+            // Linux >= 5.16: the round restarts here, cwnd-limited or not; then the
+            // low-window test ("fix incorrect HyStart round start detection", 2025).
+            if seq_after(st.snd_una, self.end_seq) {
+                self.hystart_reset(now, st.snd_nxt);
+            }
+            if st.cwnd < HYSTART_LOW_WINDOW {
+                return;
+            }
+        }
         // ACK train: ACKs closely spaced for longer than min_rtt/2 (unpaced).
         if now_us.saturating_sub(self.last_ack_us) <= HYSTART_ACK_DELTA_US {
             self.last_ack_us = now_us;
             let mut threshold = self.delay_min_us;
+            if self.hystart_round_on_ack {
+                threshold += hystart_ack_delay_us(st);
+            }
             if !paced {
                 threshold >>= 1;
             }
             if now_us.saturating_sub(self.round_start_us) > threshold {
                 self.found = true;
+                self.exits.train += 1;
+                self.exits.train_cwnd += st.cwnd as u64;
                 st.ssthresh = st.cwnd;
             }
         }
@@ -148,6 +197,8 @@ impl Cubic {
             let thresh = (self.delay_min_us >> 3).clamp(4_000, 16_000);
             if self.curr_rtt_us > self.delay_min_us + thresh {
                 self.found = true;
+                self.exits.delay += 1;
+                self.exits.delay_cwnd += st.cwnd as u64;
                 st.ssthresh = st.cwnd;
             }
         }
@@ -157,10 +208,12 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str { "cubic" }
 
-    fn init(&mut self, now: SimTime, _st: &mut CcState) {
+    fn init(&mut self, now: SimTime, st: &mut CcState) {
         self.reset();
         if self.hystart {
-            self.hystart_reset(now, 0);
+            // `bictcp_hystart_reset`: the first round ends at snd_nxt. (The 4.x form here
+            // passes 0: its first round ends at the first cwnd-limited ACK, kept as it was.)
+            self.hystart_reset(now, if self.hystart_round_on_ack { st.snd_nxt } else { 0 });
         }
     }
 
@@ -177,7 +230,7 @@ impl CongestionControl for Cubic {
         if self.delay_min_us == 0 || self.delay_min_us > delay {
             self.delay_min_us = delay;
         }
-        if !self.found && st.in_slow_start() && self.hystart && st.cwnd >= HYSTART_LOW_WINDOW {
+        if !self.found && st.in_slow_start() && self.hystart && (self.hystart_round_on_ack || st.cwnd >= HYSTART_LOW_WINDOW) {
             self.hystart_update(now, st, delay, false);
         }
     }
@@ -188,7 +241,7 @@ impl CongestionControl for Cubic {
         }
         let mut acked = ack.acked;
         if st.in_slow_start() {
-            if self.hystart && seq_after(ack.ack_seq, self.end_seq) {
+            if self.hystart && !self.hystart_round_on_ack && seq_after(ack.ack_seq, self.end_seq) {
                 self.hystart_reset(ack.now, ack.snd_nxt);
             }
             acked = st.slow_start(acked);
@@ -213,10 +266,11 @@ impl CongestionControl for Cubic {
     }
 
     /// Linux `cubictcp_state`: an RTO resets the cubic epoch and HyStart.
-    fn on_state(&mut self, _st: &mut CcState, state: CaState, _c: &Coupling) {
+    fn on_state(&mut self, st: &mut CcState, state: CaState, _c: &Coupling) {
         if state == CaState::Loss {
             self.reset();
-            self.hystart_reset(SimTime::ZERO, 0);
+            // (No clock here: the round's start time is refreshed by the next reset.)
+            self.hystart_reset(SimTime::ZERO, if self.hystart_round_on_ack { st.snd_nxt } else { 0 });
         }
     }
 
@@ -305,6 +359,35 @@ mod tests {
         for (dmin, want) in [(20_000u64, 4_000u64), (100_000, 12_500), (200_000, 16_000)] {
             assert_eq!((dmin >> 3).clamp(4_000, 16_000), want);
         }
+    }
+
+    #[test]
+    fn a_flow_that_is_not_cwnd_limited_starts_hystart_rounds_only_in_the_5_16_form() {
+        // A receive-window-limited flow: its ACKs never reach cong_avoid's round reset.
+        // RTT samples at 40 ms in the first round, then queueing raises them to 60 ms;
+        // snd_una moves past each round's end_seq as data is acknowledged.
+        let run = |round_on_ack: bool| {
+            let mut c = Cubic::new();
+            c.hystart_round_on_ack = round_on_ack;
+            let mut st = CcState::new(32, 1448);
+            st.snd_una = 1000;
+            st.snd_nxt = 1000;
+            c.init(SimTime::ZERO, &mut st);
+            let mut now = SimTime::from_secs(2);
+            for k in 0..60u32 {
+                st.snd_una = 1000 + 1448 * (k + 1);
+                st.snd_nxt = st.snd_una + 32 * 1448;
+                let rtt = if k < 20 { 40 } else { 60 };
+                c.on_rtt_sample(now, &mut st, Some(SimTime::from_ms(rtt)), 1);
+                now += SimTime::from_ms(3);
+            }
+            (c.found, st.ssthresh, c.exits)
+        };
+        let (found, ssthresh, exits) = run(true);
+        assert_eq!((found, ssthresh), (true, 32), "Linux >= 5.16: rounds restart on RTT samples");
+        // Counted as Linux's TcpExt counts it: one delay exit at cwnd 32, no ACK train.
+        assert_eq!(exits, HystartExits { train: 0, train_cwnd: 0, delay: 1, delay_cwnd: 32 });
+        assert!(!run(false).0, "4.x: no round restart without a cwnd-limited ACK, so the round's minimum stays at 40 ms");
     }
 
     #[test]

@@ -79,6 +79,7 @@ pub const REGISTRY: &[CcInfo] = &[
         options: &[
             CcOption { name: "hystart", kind: OptKind::Bool, default: "true", description: "HyStart ACK-train and delay exits from slow start" },
             CcOption { name: "fast_convergence", kind: OptKind::Bool, default: "true", description: "lower W_max when a loss comes before the previous W_max" },
+            CcOption { name: "hystart_round_on_ack", kind: OptKind::Bool, default: "false", description: "Linux >= 5.16 HyStart: rounds restart on every RTT sample, cwnd-limited or not, and the ACK train allows hystart_ack_delay (the upstream profile sets it)" },
         ],
     },
     CcInfo {
@@ -240,6 +241,7 @@ pub fn make(name: &str, params: &CcParams) -> Result<AnyCc, CcError> {
             let mut c = Cubic::new();
             c.hystart = o.bool("hystart");
             c.fast_convergence = o.bool("fast_convergence");
+            c.hystart_round_on_ack = o.bool("hystart_round_on_ack");
             AnyCc::Cubic(c)
         }
         // Ranges are validated above, so the casts cannot truncate.

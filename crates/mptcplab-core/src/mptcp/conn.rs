@@ -1234,6 +1234,13 @@ impl Connection {
         if self.up.rtx_deadline.is_none() {
             self.up.reset_timer(now);
         }
+        // `mptcp_check_and_set_pending`: with data waiting, the socket's release runs
+        // `__mptcp_push_pending`, whose `mptcp_subflow_get_send` recomputes the interval
+        // (`mptcp_set_timeout`) with the retransmission's subflow timer now armed, even
+        // when the shut window lets nothing out. The deadline just set keeps the old one.
+        if self.snd.unsent() > 0 {
+            self.set_meta_timeout(now);
+        }
     }
 
     /// `mptcp_pm_subflows_chk_stale` (pm.c) for subflow `i`, past `STALE_LOSS_CNT`
@@ -2051,6 +2058,43 @@ mod tests {
         assert_eq!(p.c.rcv.read_total - 1424, dsn + 148 - base);
         assert_eq!(p.c.rcv.skb.as_ref().unwrap().rmem, 0);
         assert!(p.c.stats.rcv_stalled_at.is_none());
+    }
+
+    /// Upstream `__mptcp_retrans` ends in `mptcp_check_and_set_pending` and then re-arms
+    /// the timer with the interval it had; the push that the flag runs at the socket's
+    /// release goes through `mptcp_subflow_get_send`, whose `__mptcp_set_timeout` takes
+    /// the interval from the subflow timers the retransmission has just armed. So with
+    /// data still unsent, the next period follows the subflows' (backed-off) RTO.
+    #[test]
+    fn an_upstream_meta_retransmission_with_unsent_data_takes_its_next_interval_from_the_subflow_timers() {
+        let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 64 << 20, |c| c.stack = Stack::Upstream);
+        p.run_until(SimTime::from_ms(400));
+        assert!(p.c.subflows.iter().all(|s| s.state == SubState::Established));
+        // Path 0 fails: its data holds the left edge, subflow 1 fills the rest of the
+        // 64 KB window, is acknowledged and idles behind the shut window.
+        p.down = vec![true, false];
+        let fired = p.c.stats.meta_rtx_fired;
+        while !(p.c.holds_data(0) && !p.c.holds_data(1)) {
+            p.run_until(p.now + SimTime::from_ms(1));
+            assert_eq!(p.c.stats.meta_rtx_fired, fired, "subflow 1 idles before the MPTCP timer fires");
+        }
+        assert!(p.c.snd.unsent() > 0, "the bulk sender still has data to send");
+        assert!(p.c.holds_data(0) && !p.c.holds_data(1), "subflow 0 stuck, subflow 1 idle");
+        let now = p.now;
+        p.c.up.rtx_deadline = None;
+        // An interval left from an earlier period, unlike any timer pending now.
+        let old = SimTime::from_ms(1234);
+        p.c.up.timer_ival = old;
+        let mut out = vec![];
+        p.c.meta_retrans(now, &mut out);
+        assert!(p.c.holds_data(1), "the head frag went out again on the idle subflow");
+        assert_eq!(p.c.up.rtx_deadline, Some(now + old), "the timer is re-armed with the old interval");
+        // `mptcp_timeout_from_subflow`: a pending timer of a subflow with no period
+        // without progress; subflow 0 has just counted one (`mptcp_pm_subflow_chk_stale`).
+        assert!(p.c.subflows[0].up.stale_count > 0);
+        let rto1 = p.c.subflows[1].tx.rto_deadline.expect("armed by the retransmission") - now;
+        assert_eq!(p.c.up.timer_ival, rto1, "the next interval is subflow 1's fresh RTO (was {old:?})");
+        assert_ne!(rto1, old);
     }
 
     #[test]
