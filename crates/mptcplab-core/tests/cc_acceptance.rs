@@ -100,16 +100,19 @@ fn rfc6356_goal1_mptcp_does_at_least_as_well_as_a_single_flow_on_the_best_path()
     assert!(bad.is_empty(), "{bad:?}");
 }
 
-/// A finding, pinned: Linux LIA (the default, `best_path = "linux"`) falls short of
-/// goal 1 at this RTT, 0.82 of the single flow against RFC-exact LIA's 1.11. The module's
-/// quotient `(cwnd << 32) / srtt_us²` is 0 for every subflow (40 ms, cwnd < 24), so it
-/// takes the last subflow as the best one and computes a smaller alpha. If this fails,
-/// the emulation of the kernel's arithmetic has changed.
+/// A finding, pinned: Linux LIA (the default, `best_path = "linux"`) is less aggressive
+/// than RFC-exact LIA at this RTT. The module's quotient `(cwnd << 32) / srtt_us²` is 0
+/// for every subflow (40 ms, cwnd < 24), so it takes the last subflow as the best one and
+/// computes a smaller alpha: 0.948 of the single flow against exact LIA's 1.007 (5 seeds).
+/// Before the simulator restarted the retransmission timer on a head retransmission
+/// (`tcp_xmit_retransmit_queue`, 2026-11-27) the same runs gave 0.82 against 1.11, a miss
+/// of goal 1; with it Linux LIA passes the 0.9 bar, so it stays out of COUPLED only
+/// because the margin is thin. If this fails, the emulation of the kernel's arithmetic has
+/// changed.
 #[test]
-fn linux_lia_falls_short_of_goal1_at_40_ms_because_its_best_path_quotient_underflows() {
+fn linux_lia_is_less_aggressive_than_rfc_lia_at_40_ms_because_its_best_path_quotient_underflows() {
     let r = goal1(&["lia", "lia:best_path=exact"]);
-    assert!(r[0].1 < 0.9, "Linux LIA now meets goal 1 ({:.3}): revisit COUPLED and docs/congestion-control.md", r[0].1);
-    assert!(r[1].1 - r[0].1 > 0.1, "the best-path arithmetic no longer matters: {r:?}");
+    assert!(r[0].1 < r[1].1, "Linux LIA no longer trails RFC-exact LIA: {r:?}; revisit docs/congestion-control.md");
 }
 
 /// MPTCP goodput over a single Reno flow's in its place, per congestion control.

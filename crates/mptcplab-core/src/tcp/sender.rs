@@ -492,7 +492,14 @@ impl SubflowTx {
         self.stats.segs_retrans += 1;
         self.stats.bytes_sent += s.len as u64;
         self.stats.bytes_retrans += s.len as u64;
-        (s.seq, s.len, s.dsn)
+        let out = (s.seq, s.len, s.dsn);
+        // Linux `tcp_xmit_retransmit_queue` (3.x, 4.x and 6.x alike): retransmitting the
+        // head of the retransmission queue restarts the retransmission timer, so a long
+        // recovery that keeps repairing the head does not run into an RTO.
+        if idx == 0 {
+            self.rto_deadline = Some(now + self.rto);
+        }
+        out
     }
 
     /// Linux `tcp_cwnd_validate` after a send opportunity: was cwnd the limit? When the
@@ -1156,6 +1163,30 @@ mod tests {
         t.on_ack(SimTime::from_ms(120), base, &[(base.wrapping_add(1000), top)], &Coupling::alone());
         assert_eq!(t.next_retransmit(), Some(0));
         t.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn retransmitting_the_head_restarts_the_retransmission_timer_and_a_later_segment_does_not() {
+        // tcp_xmit_retransmit_queue: `if (skb == rtx_head ...) rearm_timer = true`.
+        let mut t = tx();
+        let base = t.snd_una;
+        send_n(&mut t, 10, SimTime::ZERO);
+        let armed = t.rto_deadline.unwrap();
+        let now = SimTime::from_ms(150);
+        for k in 1..=3u32 {
+            t.on_ack(now, base, &[(base.wrapping_add(1000), base.wrapping_add(1000 * (k + 1)))], &Coupling::alone());
+        }
+        assert_eq!(t.rto_deadline, Some(armed), "SACKs alone do not move the timer");
+        let i = t.next_retransmit().unwrap();
+        assert_eq!(i, 0, "the head is lost");
+        t.retransmit(now, i);
+        assert_eq!(t.rto_deadline, Some(now + t.rto), "the head's retransmission restarts it");
+        // A later hole's retransmission leaves it alone.
+        let later = SimTime::from_ms(160);
+        t.segs[5].flags |= LOST;
+        t.lost_out += 1;
+        t.retransmit(later, 5);
+        assert_eq!(t.rto_deadline, Some(now + t.rto));
     }
 
     #[test]
