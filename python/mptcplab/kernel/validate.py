@@ -82,7 +82,8 @@ class Point:
 def _bounded_buffer() -> tuple[Point, ...]:
     """Seed 001's regime (issue 12): both topologies, the initial subflow on the fastest
     and on the slowest path, receive buffers of 100 KB, 200 KB and 1 MB of payload, and
-    200 KB with a 200 KB send buffer; reno and cubic, 60 s, 3 runs."""
+    200 KB with a 200 KB send buffer; reno and cubic, 60 s, 3 runs (10 where the receive
+    deadlock splits the runs)."""
     out = []
     initials = {"seed001-topology1": (("fast", "path1"), ("slow", "path4")),
                 "seed001-topology2": (("fast", "path2"), ("slow", "path1"))}
@@ -91,12 +92,19 @@ def _bounded_buffer() -> tuple[Point, ...]:
                ("rcv1MB", (("connections[0].receive_buffer", "1 MB"),)),
                ("rcv200KB-snd200KB", (("connections[0].receive_buffer", "200 KB"),
                                       ("connections[0].send_buffer", "200 KB"))))
+    # Ten runs where the 6.18 receive deadlock splits the runs into two modes: every point
+    # where either backend deadlocked in one of its first three runs (2026-11-25; the
+    # kernel's runs 4-10 are stored beside 1-3). A mean over three runs of a two-mode
+    # mixture is mostly luck (gap `deadlock_timing`).
+    two_modes = {"topology1/fast/rcv100KB", "topology1/fast/rcv200KB", "topology1/fast/rcv200KB-snd200KB",
+                 "topology1/slow/rcv100KB", "topology2/fast/rcv100KB", "topology2/slow/rcv100KB"}
     for scn, inits in initials.items():
         for first, path in inits:
             for bname, over in buffers:
-                out.append(Point("bounded-buffer", f"{scn.removeprefix('seed001-')}/{first}/{bname}", scn,
+                label = f"{scn.removeprefix('seed001-')}/{first}/{bname}"
+                out.append(Point("bounded-buffer", label, scn,
                                  ("reno", "cubic"), (("connections[0].initial_path", path),) + over,
-                                 duration_s=60.0, reps=3))
+                                 duration_s=60.0, reps=10 if label in two_modes else 3))
     return tuple(out)
 
 
