@@ -181,7 +181,7 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
     Gap {
         name: "rack_tlp",
         kernel: "RACK-TLP loss detection (RFC 8985; tcp_recovery.c, tcp_output.c tcp_schedule_loss_probe), on by default (net.ipv4.tcp_recovery = 1): time-based loss marking and a tail loss probe about 2 SRTT after the last send",
-        sim: "3-duplicate-ACK / SACK-count fast retransmit and the RTO; tail losses wait for the RTO (>= 200 ms + SRTT). The kernel's MPTCP retransmit interval follows the pending subflow timer, often the loss probe; the simulator's follows the RTO",
+        sim: "3-duplicate-ACK / SACK-count fast retransmit and the RTO; tail losses wait for the RTO (>= 200 ms + SRTT; a head retransmission restarts it, as tcp_xmit_retransmit_queue does). Measured 2026-11-27 (docs/research/upstream-traces-2026-11-27.md): in the 1 MB bounded-buffer rows the simulator's subflows still take an RTO in most runs after a burst over the path's 100-packet queue, the kernel's none (0 TCPTimeouts, 0 TCPLossProbes) with bursts of the same size. The kernel's MPTCP retransmit interval follows the pending subflow timer, often the loss probe; the simulator's follows the RTO",
     },
     Gap {
         name: "receive_buffer_autotuning",
@@ -190,8 +190,8 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
     },
     Gap {
         name: "deadlock_timing",
-        kernel: "whether and when a run enters the receive deadlock (docs/research/upstream-receive-deadlock-measured.md) varies from run to run with the hosts' timing: seed 001 topology 1 with the fast path first, 100-200 KB, deadlocked in 9 of 12 kernel runs, at any time in the 60 s",
-        sim: "the same mechanism, reproduced to the byte (the deadlocking fill ends at sk_rcvbuf + 30 = 141 x 2 304 + 1 280, as measured); a loss-free scenario gives one trajectory for every seed unless its links set a jitter (links[].jitter). validate adds the kernel emulator's measured delay error that way (0-120 us a path direction), and then both backends split into the two modes (deadlocked runs in the bounded-buffer rows that deadlock: simulator 16 of 27, kernel 14 of 27); with 3 runs a row the goodput ratio over such a mixture is mostly luck, so validate also compares the modes",
+        kernel: "whether and when a run enters the receive deadlock (docs/research/upstream-receive-deadlock-measured.md) varies from run to run with the hosts' timing: seed 001 topology 1 with the fast path first, 100-200 KB, deadlocked in 19 of 20 kernel runs at 200 KB, at any time in the 60 s; a locked 200 KB send buffer makes it rarer on the kernel (5 of 20 runs) but not in the simulator (14 of 20)",
+        sim: "the same mechanism, reproduced to the byte (the deadlocking fill ends at sk_rcvbuf + 30 = 141 x 2 304 + 1 280, as measured); a loss-free scenario gives one trajectory for every seed unless its links set a jitter (links[].jitter). validate adds the kernel emulator's measured delay error that way (0-120 us a path direction), and then both backends split into the two modes (ten runs a side in the six bounded-buffer points that split: simulator 65 of 120 runs deadlocked, kernel 51 of 120); the goodput ratio over such a mixture depends on how often each side deadlocks, so validate also compares the modes",
     },
     Gap {
         name: "receive_queue_details",
