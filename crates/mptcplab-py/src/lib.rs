@@ -265,10 +265,11 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     let hy = PyDict::new(py);
     for (name, e) in sim.hystart_exits() {
         let d = PyDict::new(py);
-        d.set_item("TCPHystartTrainDetect", e.train)?;
-        d.set_item("TCPHystartTrainCwnd", e.train_cwnd)?;
-        d.set_item("TCPHystartDelayDetect", e.delay)?;
+        // In sorted order, as a saved result's meta.json holds them.
         d.set_item("TCPHystartDelayCwnd", e.delay_cwnd)?;
+        d.set_item("TCPHystartDelayDetect", e.delay)?;
+        d.set_item("TCPHystartTrainCwnd", e.train_cwnd)?;
+        d.set_item("TCPHystartTrainDetect", e.train)?;
         hy.set_item(name, d)?;
     }
     if !hy.is_empty() {
