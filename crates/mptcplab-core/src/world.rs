@@ -210,10 +210,10 @@ impl Simulator {
                 for s in &c.subflows {
                     if let crate::cc::AnyCc::Cubic(cc) = &s.tx.cc {
                         any = true;
-                        sum.train += cc.exits.train;
-                        sum.train_cwnd += cc.exits.train_cwnd;
-                        sum.delay += cc.exits.delay;
-                        sum.delay_cwnd += cc.exits.delay_cwnd;
+                        sum.train = sum.train.saturating_add(cc.exits.train);
+                        sum.train_cwnd = sum.train_cwnd.saturating_add(cc.exits.train_cwnd);
+                        sum.delay = sum.delay.saturating_add(cc.exits.delay);
+                        sum.delay_cwnd = sum.delay_cwnd.saturating_add(cc.exits.delay_cwnd);
                     }
                 }
                 any.then_some((c.cfg.name.as_str(), sum))
