@@ -129,6 +129,15 @@ def test_a_negative_rate_is_rejected():
     assert_error(edited("links[0].rate", "-5 Mbit/s"), "links[0].rate", "> 0")
 
 
+def test_a_zero_poll_chunk_names_the_field():
+    assert_error(edited("connections[0].app", {"kind": "bulk", "poll_chunk": "0 B"}), "connections[0].app.poll_chunk", "> 0")
+
+
+def test_a_poll_chunk_is_a_bulk_option_only():
+    err = error_of(edited("connections[0].app", {"kind": "stream", "poll_chunk": "64 KiB"}))
+    assert "poll_chunk" in err.field + err.message
+
+
 def test_a_zero_reverse_rate_is_rejected():
     assert_error(edited("links[0].reverse", {"rate": "0 kbit/s"}), "links[0].reverse.rate", "> 0")
 

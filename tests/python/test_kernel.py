@@ -54,6 +54,8 @@ def two_path_scenario(duration: str = "3 s") -> dict:
     ("tcp.recovery", "newreno", "tcp.recovery"),
     ("links[0].jitter", "100 us", "links[0].jitter"),
     ("connections[0].app", {"kind": "bulk", "size": "1 MB"}, None),
+    ("connections[0].app", {"kind": "bulk", "poll_chunk": "16 KiB"}, "connections[0].app.poll_chunk"),
+    ("connections[0].app", {"kind": "bulk", "size": "1 MB", "poll_chunk": "64 KiB"}, None),
 ])
 def test_what_the_kernel_cannot_run_is_refused_naming_the_field_and_the_sim_backend(field, value, named):
     scn = Scenario.from_dict(two_path_scenario()).with_(field, value)

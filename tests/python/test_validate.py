@@ -308,6 +308,32 @@ def test_hystart_exits_are_read_from_both_backends_and_compared_for_cubic_rows()
     assert val.Row("exp1", "reno", row.runs).figures()["hystart"] is None, "CUBIC rows only"
 
 
+def test_the_sim_side_runs_the_kernel_backends_polling_writer_and_that_splits_the_locked_buffers_share():
+    """validate runs the kernel backend's writer on the simulator too (poll, then write one
+    64 KiB chunk). Seed 001 topology 1, slow path first, 200 KB receive and locked 200 KB
+    send buffer: the kernel splits the last two fast subflows (path2 15.6 %, path3 12.2 %
+    over three runs); with that writer so does the simulator, with a blocking writer not
+    (docs/research/upstream-traces-2026-11-27.md, section 2)."""
+    import mptcplab
+
+    p = next(x for x in val.FAMILIES["bounded-buffer"] if x.label == "topology1/slow/rcv200KB-snd200KB")
+    scn = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml")
+    for f, v in p.overrides:
+        scn = scn.with_(f, v)
+    sim, header = val.sim_side(scn.with_("connections[0].cc", "reno").with_duration(30))
+    assert sim.to_dict()["connections"][0]["app"]["poll_chunk"] == "65536 B"
+    assert "poll before each 64 KiB write" in header
+
+    def shares(s):
+        ss = mptcplab.simulate(s, seed=1).subflow_summary
+        return dict(zip(ss["path"], 100 * ss["bytes_acked"] / ss["bytes_acked"].sum()))
+
+    polled = shares(sim)
+    blocking = shares(sim.with_("connections[0].app", {"kind": "bulk"}))
+    assert 8 < polled["path3"] < 20 and 8 < polled["path2"] < 20, polled
+    assert blocking["path3"] < 3 and blocking["path2"] > 20, blocking
+
+
 def test_goodput_bins_add_up_to_the_runs_goodput():
     import mptcplab
 

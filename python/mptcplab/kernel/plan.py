@@ -205,6 +205,12 @@ def _stream_plan(app: dict[str, Any], fld: str) -> StreamPlan | None:
     """The app of a connection or flow: None for bulk, a StreamPlan for a stream."""
     kind = app.get("kind") or "bulk"
     if kind == "bulk":
+        # The backend's writer polls before each write of one 64 KiB chunk (apps._bulk);
+        # `poll_chunk` may only name that.
+        chunk = app.get("poll_chunk")
+        if chunk is not None and size_bytes(str(chunk)) != 65536:
+            raise _refuse(f"{fld}.poll_chunk", "the kernel backend's writer polls before each 64 KiB write "
+                          f"(\"64 KiB\" or omitted), not {chunk}")
         return None
     if kind != "stream":
         raise _refuse(f"{fld}.kind", f"the kernel backend runs bulk and stream apps only, not {kind}")

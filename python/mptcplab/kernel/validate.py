@@ -38,6 +38,7 @@ from typing import Any
 from ..errors import ScenarioError
 from ..scenario import Scenario
 from ..stats import diff_ci, mean_ci, same_in_all_runs, t_quantile
+from . import apps
 
 __all__ = ["MATRIX", "QUICK_MATRIX", "KNOWN_GAPS", "RATIO_RANGE", "SHARE_POINTS", "ValidateReport",
            "known_gaps", "ratio_ci", "run_validate", "sim_side", "upstream_profile_available"]
@@ -209,8 +210,31 @@ def sim_side(scenario: Scenario, profile: str = "upstream") -> tuple[Scenario, s
                 scn = cand
             except ScenarioError:
                 pass
+    scn, writer = with_kernel_writer(scn)
     scn, noise = with_emulator_noise(scn)
-    return scn, "upstream profile: applied (run.profile = \"upstream\")" + noise
+    return scn, "upstream profile: applied (run.profile = \"upstream\")" + writer + noise
+
+
+def with_kernel_writer(scenario: Scenario) -> tuple[Scenario, str]:
+    """The simulator's side with the kernel backend's writer: bulk senders that poll the
+    socket before each `send` of at most one 64 KiB chunk (`apps._bulk`: a Python socket
+    with a timeout polls for POLLOUT first, and MPTCP reports POLLOUT only when free space
+    is at least half the queued memory). Such a writer tops the send buffer up a chunk at
+    a time and leaves it a third short of full, where a blocking writer fills it; with a
+    locked send buffer that decides what is written when the window opens
+    (docs/research/upstream-traces-2026-11-27.md, section 2)."""
+    raw = scenario.to_dict()
+    scn, n = scenario, 0
+    for group in ("connections", "flows"):
+        for i, c in enumerate(raw.get(group) or []):
+            app = c.get("app") or {"kind": "bulk"}
+            if app.get("kind", "bulk") == "bulk" and app.get("poll_chunk") is None:
+                scn = scn.with_(f"{group}[{i}].app", {**app, "kind": "bulk", "poll_chunk": f"{apps.CHUNK} B"})
+                n += 1
+    if not n:
+        return scenario, ""
+    scn.validate()
+    return scn, f"; bulk writers poll before each {apps.CHUNK // 1024} KiB write, as the kernel backend's"
 
 
 # The kernel backend's own timing noise: its selftest measured a mean one-way delay error

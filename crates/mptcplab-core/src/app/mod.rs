@@ -8,6 +8,15 @@ use crate::units::SimTime;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bulk {
     pub total: Option<u64>,
+    /// A writer that waits for the socket to poll writeable (POLLOUT) before each write of
+    /// at most this many bytes, the rest of a chunk at fixed offsets of the stream (the
+    /// kernel backend's Python writer, a socket with a timeout: CPython polls before every
+    /// `send`). None: a blocking writer that fills the buffer.
+    pub poll_chunk: Option<u64>,
+}
+
+impl Bulk {
+    pub fn unbounded() -> Bulk { Bulk { total: None, poll_chunk: None } }
 }
 
 /// Default stream rate: 4.5 Mbit/s (docs/streaming.md: seed 002 gives no stream rate;
@@ -140,6 +149,15 @@ impl App {
         }
     }
 
+    /// The chunk of a writer that polls before each write (`Bulk::poll_chunk`).
+    #[inline]
+    pub fn poll_chunk(&self) -> Option<u64> {
+        match self {
+            App::Bulk(b) => b.poll_chunk,
+            App::Stream(_) => None,
+        }
+    }
+
     /// The application still has data to write (used for Linux's SOCK_NOSPACE: blocked on
     /// a full send buffer). A stream wants more while frames wait in its queue.
     #[inline]
@@ -221,11 +239,11 @@ mod tests {
 
     #[test]
     fn bulk_fills_the_buffer_and_stops_at_its_size() {
-        let mut a = App::Bulk(Bulk { total: Some(10_000) });
+        let mut a = App::Bulk(Bulk { total: Some(10_000), poll_chunk: None });
         assert_eq!(a.poll_write(SimTime::ZERO, 0, 4_000), 4_000);
         assert_eq!(a.poll_write(SimTime::ZERO, 8_000, 4_000), 2_000);
         assert!(!a.wants_more(10_000));
-        let mut u = App::Bulk(Bulk { total: None });
+        let mut u = App::Bulk(Bulk::unbounded());
         assert_eq!(u.poll_write(SimTime::ZERO, 1 << 40, 123), 123);
         assert!(u.wants_more(1 << 40));
     }

@@ -1569,6 +1569,34 @@ impl Connection {
         }
     }
 
+    /// A writer that polls before each write (`Bulk::poll_chunk`, the kernel backend's: a
+    /// Python socket with a timeout polls before every `send`). `mptcp_poll` reports the
+    /// socket writeable only when `sk_stream_is_writeable` (free >= wmem / 2), and sets
+    /// SOCK_NOSPACE when it is not (`mptcp_check_writeable`); a writeable socket's
+    /// non-blocking `send` copies the rest of the current chunk as far as the buffer takes
+    /// it (`mptcp_sendmsg`). So the writer tops the buffer up one chunk at a time while
+    /// it is writeable, and never fills it past the chunk that made it unwriteable.
+    fn write_polled(&mut self, now: SimTime, chunk: u64) {
+        loop {
+            if !self.app.wants_more(self.snd.written) {
+                self.snd.nospace = false;
+                return;
+            }
+            let wmem = up::msk_wmem_queued(self.snd.data_una, self.snd.written);
+            if !up::msk_writeable(wmem, self.snd.sndbuf) {
+                self.snd.nospace = true;
+                return;
+            }
+            self.snd.nospace = false;
+            let rest = chunk - self.snd.written % chunk;
+            let n = self.app.poll_write(now, self.snd.written, self.snd.free_space().min(rest));
+            if n == 0 {
+                return;
+            }
+            self.snd.write(n);
+        }
+    }
+
     /// The application waits for send-buffer space (Linux SOCK_NOSPACE). Upstream: set when
     /// the writer finds the buffer full, cleared only when it is writeable again
     /// (`MetaSender::update_nospace`).
@@ -1582,15 +1610,35 @@ impl Connection {
     /// Send what the windows allow: subflow retransmissions, queued data, then what the
     /// scheduler picks.
     pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if self.snd.frag_charge {
-            // Wake a sleeping writer if the buffer is writeable again (`sk_stream_write_space`).
-            self.snd.update_nospace(self.app.wants_more(self.snd.written));
+        let written_before = self.snd.written;
+        if let (true, Some(chunk)) = (self.snd.frag_charge, self.app.poll_chunk()) {
+            // The kernel's order: the ACK that frees buffer space pushes what is already
+            // written (`__mptcp_data_acked` -> `__mptcp_check_push`, softirq); the writer it
+            // wakes (`sk_stream_write_space`) writes afterwards, in process context, and its
+            // `mptcp_sendmsg` pushes again.
+            self.push_written(now, written_before, out);
+            self.write_polled(now, chunk);
+            if self.snd.written > written_before {
+                self.push_written(now, written_before, out);
+            }
+            return;
+        } else {
+            if self.snd.frag_charge {
+                // Wake a sleeping writer if the buffer is writeable again (`sk_stream_write_space`).
+                self.snd.update_nospace(self.app.wants_more(self.snd.written));
+            }
+            let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
+            self.snd.write(n);
+            if self.snd.frag_charge {
+                self.snd.update_nospace(self.app.wants_more(self.snd.written));
+            }
         }
-        let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
-        self.snd.write(n);
-        if self.snd.frag_charge {
-            self.snd.update_nospace(self.app.wants_more(self.snd.written));
-        }
+        self.push_written(now, written_before, out);
+    }
+
+    /// The part of `push` after the application's write: send what is written and what the
+    /// windows allow. `written_before`: the stream's length before this push's write.
+    fn push_written(&mut self, now: SimTime, written_before: u64, out: &mut Vec<Packet>) {
         // A subflow with nothing outstanding gets no ACK to refresh its window: give it the
         // connection's (stands in for Linux's zero-window probe). Upstream raises the
         // window of the subflow it sends on instead (`push_on`).
@@ -1621,7 +1669,7 @@ impl Connection {
             // value from the last push, not TCP_RTO_MIN.
             let rewound = self.snd.reinject_head().is_some();
             let waiting = rewound || self.snd.unsent() > 0;
-            if waiting && (n > 0 || rewound || self.snd.rwnd_edge > self.snd.dsn_nxt) {
+            if waiting && (self.snd.written > written_before || rewound || self.snd.rwnd_edge > self.snd.dsn_nxt) {
                 self.set_meta_timeout(now);
             }
         }
@@ -1876,7 +1924,7 @@ mod tests {
                 // Bounds the sending rate: 64 KB per 20 ms round trip.
                 receive_buffer: 64 << 10,
                 read_rate: None,
-                app: App::Bulk(Bulk { total: Some(total) }),
+                app: App::Bulk(Bulk { total: Some(total), poll_chunk: None }),
                 initial_path: 0,
                 start: SimTime::ZERO,
                 delay_samples: false,
@@ -2095,6 +2143,32 @@ mod tests {
         let rto1 = p.c.subflows[1].tx.rto_deadline.expect("armed by the retransmission") - now;
         assert_eq!(p.c.up.timer_ival, rto1, "the next interval is subflow 1's fresh RTO (was {old:?})");
         assert_ne!(rto1, old);
+    }
+
+    /// The kernel backend's writer (`Bulk::poll_chunk`) writes a chunk only while the
+    /// socket polls writeable (free >= wmem / 2), so it keeps the MPTCP send buffer between
+    /// two thirds of `sk_sndbuf` and one chunk more; a blocking writer fills it.
+    #[test]
+    fn a_polling_writer_tops_the_send_buffer_up_a_chunk_at_a_time_and_a_blocking_one_fills_it() {
+        let held = |poll: Option<u64>| {
+            let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1 << 40, |c| {
+                c.stack = Stack::Upstream;
+                c.send_buffer = 200_000;
+                c.app = App::Bulk(Bulk { total: None, poll_chunk: poll });
+            });
+            let mut most = 0;
+            for k in 1..=40 {
+                p.run_until(SimTime::from_ms(50 * k));
+                most = most.max(up::msk_wmem_queued(p.c.snd.data_una, p.c.snd.written));
+            }
+            (most, p.c.snd.sndbuf)
+        };
+        let (poll_max, sndbuf) = held(Some(65_536));
+        let (block_max, _) = held(None);
+        assert_eq!(sndbuf, 400_000, "SO_SNDBUF is doubled");
+        assert!(block_max >= sndbuf, "the blocking writer fills the buffer: {block_max}");
+        assert!(poll_max <= sndbuf * 2 / 3 + 65_536 + 1_000, "the polling writer stops a chunk past two thirds: {poll_max}");
+        assert!(poll_max > sndbuf * 2 / 3, "{poll_max}");
     }
 
     #[test]

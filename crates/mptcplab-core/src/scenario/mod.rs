@@ -357,6 +357,12 @@ pub enum AppSpec {
     Bulk {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         size: Option<Size>,
+        /// The writer waits for the socket to poll writeable before each write of at most
+        /// this much, the rest of a chunk at fixed offsets of the stream, as the kernel
+        /// backend's writer does with "64 KiB" (upstream profile only; default: a blocking
+        /// writer that fills the send buffer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        poll_chunk: Option<Size>,
     },
     /// Streaming (seed 002): one frame of `bitrate / frame_rate` every `1 / frame_rate`
     /// seconds from the moment the connection is established; frames that do not fit in
@@ -376,7 +382,7 @@ pub enum AppSpec {
 }
 
 impl Default for AppSpec {
-    fn default() -> Self { AppSpec::Bulk { size: None } }
+    fn default() -> Self { AppSpec::Bulk { size: None, poll_chunk: None } }
 }
 
 #[derive(Deserialize)]
@@ -390,7 +396,7 @@ impl<'de> Deserialize<'de> for AppSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::{self, MapAccess, Visitor};
         struct V;
-        const BULK: &[&str] = &["kind", "size"];
+        const BULK: &[&str] = &["kind", "size", "poll_chunk"];
         const STREAM: &[&str] = &["kind", "bitrate", "frame_rate", "duration"];
         impl<'de> Visitor<'de> for V {
             type Value = AppSpec;
@@ -399,7 +405,7 @@ impl<'de> Deserialize<'de> for AppSpec {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<AppSpec, A::Error> {
                 let mut kind = None;
-                let (mut size, mut bitrate, mut frame_rate, mut duration) = (None, None, None, None);
+                let (mut size, mut bitrate, mut frame_rate, mut duration, mut poll_chunk) = (None, None, None, None, None);
                 let mut seen: Vec<&'static str> = Vec::new();
                 // Each value is read with its own type, so a bad one carries its key in
                 // the error path.
@@ -413,6 +419,10 @@ impl<'de> Deserialize<'de> for AppSpec {
                             size = m.next_value::<Option<Size>>()?;
                             "size"
                         }
+                        "poll_chunk" => {
+                            poll_chunk = m.next_value::<Option<Size>>()?;
+                            "poll_chunk"
+                        }
                         "bitrate" => {
                             bitrate = m.next_value::<Option<Rate>>()?;
                             "bitrate"
@@ -425,7 +435,7 @@ impl<'de> Deserialize<'de> for AppSpec {
                             duration = m.next_value::<Option<Duration>>()?;
                             "duration"
                         }
-                        other => return Err(de::Error::unknown_field(other, &["kind", "size", "bitrate", "frame_rate", "duration"])),
+                        other => return Err(de::Error::unknown_field(other, &["kind", "size", "poll_chunk", "bitrate", "frame_rate", "duration"])),
                     };
                     seen.push(name);
                 }
@@ -438,7 +448,7 @@ impl<'de> Deserialize<'de> for AppSpec {
                     return Err(de::Error::unknown_field(f, allowed));
                 }
                 Ok(match kind {
-                    AppKind::Bulk => AppSpec::Bulk { size },
+                    AppKind::Bulk => AppSpec::Bulk { size, poll_chunk },
                     AppKind::Stream => AppSpec::Stream { bitrate, frame_rate, duration },
                 })
             }

@@ -525,13 +525,15 @@ fn conn_config(
         return err(format!("{f}.receive_buffer"), "expected a buffer > 0 B");
     }
     let app = match app {
-        AppSpec::Bulk { size: Some(s) } => {
-            if s.value == 0 {
+        AppSpec::Bulk { size, poll_chunk } => {
+            if size.as_ref().is_some_and(|s| s.value == 0) {
                 return err(format!("{f}.app.size"), "expected a size > 0 B (omit it for an unbounded transfer)");
             }
-            crate::app::App::Bulk(crate::app::Bulk { total: Some(s.value) })
+            if poll_chunk.as_ref().is_some_and(|c| c.value == 0) {
+                return err(format!("{f}.app.poll_chunk"), "expected a chunk > 0 B (omit it for a writer that fills the buffer)");
+            }
+            crate::app::App::Bulk(crate::app::Bulk { total: size.as_ref().map(|s| s.value), poll_chunk: poll_chunk.as_ref().map(|c| c.value) })
         }
-        AppSpec::Bulk { size: None } => crate::app::App::Bulk(crate::app::Bulk { total: None }),
         AppSpec::Stream { bitrate, frame_rate, duration } => stream_app(f, bitrate, *frame_rate, duration)?,
     };
     let delay_samples = delay_samples || matches!(app, crate::app::App::Stream(_));
