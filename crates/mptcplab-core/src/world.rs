@@ -210,10 +210,7 @@ impl Simulator {
                 for s in &c.subflows {
                     if let crate::cc::AnyCc::Cubic(cc) = &s.tx.cc {
                         any = true;
-                        sum.train = sum.train.saturating_add(cc.exits.train);
-                        sum.train_cwnd = sum.train_cwnd.saturating_add(cc.exits.train_cwnd);
-                        sum.delay = sum.delay.saturating_add(cc.exits.delay);
-                        sum.delay_cwnd = sum.delay_cwnd.saturating_add(cc.exits.delay_cwnd);
+                        sum.merge(&cc.exits);
                     }
                 }
                 any.then_some((c.cfg.name.as_str(), sum))

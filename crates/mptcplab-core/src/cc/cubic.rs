@@ -69,6 +69,23 @@ pub struct HystartExits {
     pub delay_cwnd: u32,
 }
 
+impl HystartExits {
+    /// One exit at `cwnd`, by ACK train or by delay.
+    fn record(&mut self, train: bool, cwnd: u32) {
+        let (n, sum) = if train { (&mut self.train, &mut self.train_cwnd) } else { (&mut self.delay, &mut self.delay_cwnd) };
+        *n = n.saturating_add(1);
+        *sum = sum.saturating_add(cwnd);
+    }
+
+    /// Add another socket's exits (TcpExt counters sum over a host's sockets).
+    pub fn merge(&mut self, o: &HystartExits) {
+        self.train = self.train.saturating_add(o.train);
+        self.train_cwnd = self.train_cwnd.saturating_add(o.train_cwnd);
+        self.delay = self.delay.saturating_add(o.delay);
+        self.delay_cwnd = self.delay_cwnd.saturating_add(o.delay_cwnd);
+    }
+}
+
 fn seq_after(a: u32, b: u32) -> bool { (b.wrapping_sub(a) as i32) < 0 }
 
 /// Linux `hystart_ack_delay` (tcp_cubic.c, >= 5.8): room for one GSO packet sent and one
@@ -91,6 +108,10 @@ impl Cubic {
         let (fc, hy, r6, ex) = (self.fast_convergence, self.hystart, self.hystart_round_on_ack, self.exits);
         *self = Cubic { fast_convergence: fc, hystart: hy, hystart_round_on_ack: r6, exits: ex, ..Default::default() };
     }
+
+    /// Where a round started now ends: `bictcp_hystart_reset` takes snd_nxt; the 4.x form
+    /// here passes 0, so its first round ends at the first cwnd-limited ACK (kept as it was).
+    fn round_end(&self, st: &CcState) -> u32 { if self.hystart_round_on_ack { st.snd_nxt } else { 0 } }
 
     fn hystart_reset(&mut self, now: SimTime, snd_nxt: u32) {
         self.round_start_us = now.us();
@@ -186,8 +207,7 @@ impl Cubic {
             }
             if now_us.saturating_sub(self.round_start_us) > threshold {
                 self.found = true;
-                self.exits.train = self.exits.train.saturating_add(1);
-                self.exits.train_cwnd = self.exits.train_cwnd.saturating_add(st.cwnd);
+                self.exits.record(true, st.cwnd);
                 st.ssthresh = st.cwnd;
             }
         }
@@ -201,8 +221,7 @@ impl Cubic {
             let thresh = (self.delay_min_us as u64 >> 3).clamp(4_000, 16_000);
             if self.curr_rtt_us as u64 > self.delay_min_us as u64 + thresh {
                 self.found = true;
-                self.exits.delay = self.exits.delay.saturating_add(1);
-                self.exits.delay_cwnd = self.exits.delay_cwnd.saturating_add(st.cwnd);
+                self.exits.record(false, st.cwnd);
                 st.ssthresh = st.cwnd;
             }
         }
@@ -215,9 +234,7 @@ impl CongestionControl for Cubic {
     fn init(&mut self, now: SimTime, st: &mut CcState) {
         self.reset();
         if self.hystart {
-            // `bictcp_hystart_reset`: the first round ends at snd_nxt. (The 4.x form here
-            // passes 0: its first round ends at the first cwnd-limited ACK, kept as it was.)
-            self.hystart_reset(now, if self.hystart_round_on_ack { st.snd_nxt } else { 0 });
+            self.hystart_reset(now, self.round_end(st));
         }
     }
 
@@ -274,7 +291,7 @@ impl CongestionControl for Cubic {
         if state == CaState::Loss {
             self.reset();
             // (No clock here: the round's start time is refreshed by the next reset.)
-            self.hystart_reset(SimTime::ZERO, if self.hystart_round_on_ack { st.snd_nxt } else { 0 });
+            self.hystart_reset(SimTime::ZERO, self.round_end(st));
         }
     }
 

@@ -1622,16 +1622,15 @@ impl Connection {
                 self.push_written(now, written_before, out);
             }
             return;
-        } else {
-            if self.snd.frag_charge {
-                // Wake a sleeping writer if the buffer is writeable again (`sk_stream_write_space`).
-                self.snd.update_nospace(self.app.wants_more(self.snd.written));
-            }
-            let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
-            self.snd.write(n);
-            if self.snd.frag_charge {
-                self.snd.update_nospace(self.app.wants_more(self.snd.written));
-            }
+        }
+        if self.snd.frag_charge {
+            // Wake a sleeping writer if the buffer is writeable again (`sk_stream_write_space`).
+            self.snd.update_nospace(self.app.wants_more(self.snd.written));
+        }
+        let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
+        self.snd.write(n);
+        if self.snd.frag_charge {
+            self.snd.update_nospace(self.app.wants_more(self.snd.written));
         }
         self.push_written(now, written_before, out);
     }
