@@ -70,7 +70,9 @@ pub struct HystartExits {
 }
 
 impl HystartExits {
-    /// One exit at `cwnd`, by ACK train or by delay.
+    /// One exit at `cwnd`, by ACK train or by delay (rare: kept out of the ACK path).
+    #[cold]
+    #[inline(never)]
     fn record(&mut self, train: bool, cwnd: u32) {
         let (n, sum) = if train { (&mut self.train, &mut self.train_cwnd) } else { (&mut self.delay, &mut self.delay_cwnd) };
         *n = n.saturating_add(1);
