@@ -54,7 +54,7 @@ def test_the_table_names_each_miss_and_ends_with_the_worst_ratio(tmp_path):
     # 0.80 is farther from 1 than 1.20 on a log scale (|ln 0.8| = 0.22 > |ln 1.2| = 0.18)
     assert lines[-2] == "1 of 3 ratios within 0.85–1.15; shares within ±10 points in 2 of 3"
     assert lines[-1] == "worst ratio: 0.80 [0.80, 0.80] (b, cubic)"
-    assert "  - rack_tlp: kernel: " in rep.text()
+    assert "  - tlp_and_undo: kernel: " in rep.text()
     rep.save(tmp_path)
     again = val.ValidateReport.load(tmp_path)
     assert again.text() == rep.text()
@@ -120,9 +120,9 @@ def test_the_profile_switch_is_read_from_the_schema(monkeypatch):
     assert val._profile_values() == ["out_of_tree", "upstream"] and val.upstream_profile_available()
 
 
-def test_known_gaps_fall_back_to_the_modules_list_with_rack_tlp():
+def test_known_gaps_fall_back_to_the_modules_list_with_tlp_and_undo():
     gaps, source = val.known_gaps()
-    assert any(g["name"] == "rack_tlp" for g in gaps)
+    assert any(g["name"] == "tlp_and_undo" for g in gaps)
     assert all({"name", "kernel", "sim"} <= set(g) for g in gaps) and source
 
 
@@ -424,3 +424,34 @@ def test_the_committed_kernel_runs_cover_the_family_and_match_its_scenarios(fami
                 assert set(fig["integrity"].values()) <= {"ok", "ok (prefix: aborted close)"}
                 assert fig["goodput_mbps"] > 0 and abs(sum(fig["shares"].values()) - 1) < 1e-6
                 assert "netstat" in fig and (p.bin_s is None or len(fig["bins"]) == int(p.duration_s / p.bin_s))
+
+
+def test_rack_repairs_the_1mb_rows_burst_losses_without_an_rto_as_the_kernel_does():
+    """Seed 001's 1 MB rows (8 points x reno/cubic x the 3 stored seeds): the kernel took no
+    TCPTimeouts in any of its 24 runs; the upstream profile's RACK loss detection
+    (tcp.loss_detection = "rack", tcp_recovery.c) takes none either, where RFC 6675's
+    DupThresh rule leaves a burst's lost tail to the RTO (13 of 24 runs when measured,
+    2026-11-27)."""
+    import mptcplab
+
+    store = val.KernelStore(KERNEL_DATA)
+    runs = {"rack": 0, "dupthresh": 0}
+    kernel_timeouts = 0
+    for p in val.FAMILIES["bounded-buffer"]:
+        if not p.label.endswith("/rcv1MB"):
+            continue
+        base = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml")
+        for fld, v in p.overrides:
+            base = base.with_(fld, v)
+        for cc in p.ccs:
+            scn = base.with_duration(p.duration_s).with_("connections[0].cc", cc)
+            sim, _ = val.sim_side(scn)
+            assert sim.to_dict()["tcp"].get("loss_detection", "rack") == "rack"
+            for seed in range(1, 4):
+                kernel_timeouts += store.get(p, cc, seed, scn)["netstat"]["client"].get("TcpExt.TCPTimeouts", 0)
+                for ld in runs:
+                    ss = mptcplab.simulate(sim.with_("tcp.loss_detection", ld), seed=seed).subflow_summary
+                    runs[ld] += int(ss["rto_count"].sum() > 0)
+    assert kernel_timeouts == 0
+    assert runs["rack"] == 0, runs
+    assert runs["dupthresh"] >= 6, runs

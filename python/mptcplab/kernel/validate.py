@@ -129,8 +129,8 @@ FAMILIES: dict[str, tuple[Point, ...]] = {
 
 # Used when the core does not publish the upstream profile's gap list.
 KNOWN_GAPS: tuple[dict[str, str], ...] = (
-    {"name": "rack_tlp", "kernel": "RACK-TLP loss detection and tail loss probes (RFC 8985), on in 6.18",
-     "sim": "duplicate-ACK / SACK fast retransmit and the RTO only"},
+    {"name": "tlp_and_undo", "kernel": "tail loss probes and the undo of spurious recoveries (DSACK, "
+     "timestamps), on in 6.18", "sim": "RACK loss detection; no loss probe, no DSACK, no undo"},
     {"name": "receive_buffer_autotuning", "kernel": "receive-buffer auto-tuning from tcp_rmem[1] = 128 KiB",
      "sim": "a fixed 6 MiB receive buffer from the start"},
     {"name": "send_buffer_autotuning", "kernel": "send buffers auto-tuned (tcp_sndbuf_expand, MPTCP sums "

@@ -11,6 +11,7 @@ use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
+use crate::tcp::TimerOutcome;
 use crate::sim::TimerKind;
 use crate::tcp::seq::{after, before};
 use crate::tcp::{AckDecision, BaseKernel, ReceiveMemory, SubflowRx, SubflowTx, TcpConfig};
@@ -1113,13 +1114,18 @@ impl Connection {
                     }
                     SubState::Established => {
                         let due = s.tx.rto_deadline.is_some_and(|d| d <= now);
-                        if due && self.with_coupling(i, |tx, c| tx.on_rto(now, c)) {
-                            // Upstream does nothing at the MPTCP level on a subflow RTO: its
-                            // own retransmit timer and stale subflows take over.
-                            if self.cfg.mptcp && !self.upstream() {
-                                self.on_subflow_rto(now, i);
+                        match if due { self.with_coupling(i, |tx, c| tx.on_xmit_timer(now, c)) } else { TimerOutcome::Nothing } {
+                            TimerOutcome::Rto => {
+                                // Upstream does nothing at the MPTCP level on a subflow RTO: its
+                                // own retransmit timer and stale subflows take over.
+                                if self.cfg.mptcp && !self.upstream() {
+                                    self.on_subflow_rto(now, i);
+                                }
+                                self.push(now, out);
                             }
-                            self.push(now, out);
+                            // RACK marked segments lost: retransmit them.
+                            TimerOutcome::Reo => self.push(now, out),
+                            TimerOutcome::Nothing => {}
                         }
                     }
                     SubState::Idle => {}

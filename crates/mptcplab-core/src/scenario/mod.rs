@@ -163,6 +163,21 @@ pub struct TcpSpec {
     /// device with software GSO). Only the 3.x cwnd validations read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gso: Option<bool>,
+    /// How a segment is judged lost: "rack" (RFC 8985, Linux `net.ipv4.tcp_recovery = 1`,
+    /// the only loss detection of Linux >= 4.18: a segment is lost once one sent after it
+    /// is delivered and an RTT plus a reordering window has passed, retransmissions
+    /// included) or "dupthresh" (RFC 6675: three SACKed segments above it; a tail loss
+    /// waits for the RTO). Default: "rack" for upstream, "dupthresh" for out_of_tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_detection: Option<LossDetectionName>,
+}
+
+/// `tcp.loss_detection`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetectionName {
+    Rack,
+    Dupthresh,
 }
 
 /// `tcp.base_kernel`.
@@ -607,6 +622,7 @@ impl Scenario {
         t.base_kernel = t.base_kernel.or(Some(BaseKernelName::default()));
         t.cwnd_validation = t.cwnd_validation.or(Some(validate::cwnd_validation_default(profile, t.base_kernel)));
         t.gso = t.gso.or(Some(true));
+        t.loss_detection = t.loss_detection.or(Some(validate::loss_detection_default(profile)));
         out.links = links;
         for l in out.links.iter_mut() {
             l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());

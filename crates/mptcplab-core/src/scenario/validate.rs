@@ -274,6 +274,10 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         CwndValidationName::Linux5_18 => CwndValidation::Linux5_18,
     };
     tcp.gso = s.tcp.gso.unwrap_or(true);
+    tcp.loss_detection = match s.tcp.loss_detection.unwrap_or_else(|| loss_detection_default(profile)) {
+        LossDetectionName::Rack => crate::tcp::LossDetection::Rack,
+        LossDetectionName::Dupthresh => crate::tcp::LossDetection::DupThresh,
+    };
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
     if links_spec.is_empty() {
@@ -587,6 +591,17 @@ pub fn cwnd_validation_default(profile: crate::profile::ProfileName, base: Optio
         (crate::profile::ProfileName::Upstream, _) => CwndValidationName::Linux5_18,
         (_, BaseKernelName::Linux3_14) => CwndValidationName::Linux3_14,
         (_, BaseKernelName::Linux4) => CwndValidationName::Linux4,
+    }
+}
+
+/// `tcp.loss_detection` when the scenario does not say: upstream is Linux 6.x, where RACK
+/// is the only loss detection (net.ipv4.tcp_recovery = 1); out_of_tree keeps the RFC 6675
+/// DupThresh rule with RACK-style detection of lost retransmissions (its 4.x bases before
+/// 4.18 ran both side by side; docs/out-of-tree-profile.md).
+pub fn loss_detection_default(profile: crate::profile::ProfileName) -> LossDetectionName {
+    match profile {
+        crate::profile::ProfileName::Upstream => LossDetectionName::Rack,
+        _ => LossDetectionName::Dupthresh,
     }
 }
 

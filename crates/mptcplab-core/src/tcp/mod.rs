@@ -9,4 +9,4 @@ pub mod seq;
 
 pub use receiver::{AckDecision, SubflowRx};
 pub use rtt::RttEstimator;
-pub use sender::{BaseKernel, BufferAccounting, CwndValidation, ReceiveMemory, Recovery, SubflowTx, TcpConfig};
+pub use sender::{BaseKernel, BufferAccounting, CwndValidation, LossDetection, ReceiveMemory, Recovery, SubflowTx, TcpConfig, TimerOutcome, XmitTimer};

@@ -45,6 +45,60 @@ pub struct TcpConfig {
     pub gso: bool,
     /// The Linux release the out-of-tree MPTCP patches (its release-specific rules).
     pub base_kernel: BaseKernel,
+    /// How a segment is judged lost (`tcp.loss_detection`).
+    pub loss_detection: LossDetection,
+}
+
+/// `tcp.loss_detection`: when a segment that has not been delivered counts as lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RFC 6675 `IsLost`: DupThresh SACKed segments above it (Linux `tcp_mark_head_lost`,
+    /// `net.ipv4.tcp_recovery = 0`); a retransmission is lost again once a segment sent
+    /// after it is delivered (Linux 4.x `tcp_mark_lost_retrans`). A tail loss waits for
+    /// the RTO.
+    #[default]
+    DupThresh,
+    /// RACK (RFC 8985 §6; Linux `tcp_recovery.c`, `net.ipv4.tcp_recovery = 1`, the only
+    /// loss detection from Linux 4.18 on, "tcp: disable RFC6675 loss detection"): a
+    /// segment is lost once a segment sent after it is delivered and the delivered one's
+    /// RTT plus a reordering window has passed since it was sent; the reordering window
+    /// is 0 in recovery or with DupThresh segments SACKed, else min_rtt / 4, and a
+    /// timer (ICSK_TIME_REO_TIMEOUT) waits for it. It applies to retransmissions as to
+    /// originals, so a tail lost in a burst is repaired as soon as a later
+    /// retransmission is delivered.
+    Rack,
+}
+
+/// What the subflow's one transmit timer is armed for (Linux `icsk_pending`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum XmitTimer {
+    /// ICSK_TIME_RETRANS.
+    #[default]
+    Rto,
+    /// ICSK_TIME_REO_TIMEOUT: RACK's reordering window (`tcp_rack_reo_timeout`).
+    Reo,
+}
+
+/// What a transmit-timer expiry did (`SubflowTx::on_xmit_timer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    /// Nothing was outstanding, or the timer was not due.
+    Nothing,
+    /// A retransmission timeout (`tcp_retransmit_timer`).
+    Rto,
+    /// RACK's reordering timer marked segments lost (`tcp_rack_reo_timeout`): retransmit.
+    Reo,
+}
+
+/// RACK's state (Linux `tcp_sock.rack`): the send time and end of the most recently sent
+/// segment delivered, the RTT of the last delivery sample, and whether it moved since
+/// the last loss scan.
+#[derive(Clone, Copy, Debug, Default)]
+struct RackState {
+    mstamp: SimTime,
+    end_seq: u32,
+    rtt: SimTime,
+    advanced: bool,
 }
 
 /// The Linux release an out-of-tree MPTCP patches: 3.14 for v0.89, 4.x for v0.9x.
@@ -121,6 +175,7 @@ impl Default for TcpConfig {
             cwnd_validation: CwndValidation::Linux5_18,
             gso: true,
             base_kernel: BaseKernel::Linux4,
+            loss_detection: LossDetection::DupThresh,
         }
     }
 }
@@ -136,6 +191,14 @@ const APP_LIMITED: u8 = 16;
 const RATE_DONE: u8 = 32;
 /// SACK blocks remembered from one ACK to the next (Linux sends at most 3, RFC 2018).
 const SACK_SEEN: usize = 4;
+/// Linux `TCP_TIMEOUT_MIN_US`: RACK's reordering timer waits this much past the window.
+const RACK_TIMEOUT_MIN: SimTime = SimTime::from_us(2_000);
+
+/// Linux `tcp_skb_sent_after`: sent later, or at the same time with a later end.
+#[inline]
+fn rack_sent_after(t1: SimTime, t2: SimTime, seq1: u32, seq2: u32) -> bool {
+    t1 > t2 || (t1 == t2 && after(seq1, seq2))
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Seg {
@@ -212,7 +275,9 @@ pub struct SubflowTx {
     pub rtt: RttEstimator,
     /// Current RTO including backoff (Linux `icsk_rto`).
     pub rto: SimTime,
+    /// The transmit timer's deadline (RTO or RACK's reordering timeout, `xmit_timer`).
     pub rto_deadline: Option<SimTime>,
+    pub xmit_timer: XmitTimer,
     pub rto_backoffs: u32,
     high_seq: u32,
     prr_delivered: u32,
@@ -241,6 +306,11 @@ pub struct SubflowTx {
     latest_delivered_sent_at: SimTime,
     /// Sequence numbers of retransmissions in the order they were sent.
     retrans_fifo: VecDeque<u32>,
+    /// RACK (`LossDetection::Rack`), and the first segment its scan of originals needs:
+    /// every one before it is SACKed or already lost (Linux removes those from the
+    /// time-sorted list, `tcp_tsorted_anchor`).
+    rack: RackState,
+    rack_hint: usize,
     last_send: SimTime,
     /// Earliest time the pacer lets the next packet leave.
     pub next_send_at: SimTime,
@@ -287,6 +357,7 @@ impl SubflowTx {
             rtt: RttEstimator::new(cfg.rto_min),
             rto: super::rtt::RTO_INIT,
             rto_deadline: None,
+            xmit_timer: XmitTimer::Rto,
             rto_backoffs: 0,
             high_seq: iss,
             prr_delivered: 0,
@@ -303,6 +374,8 @@ impl SubflowTx {
             snd_cwnd_stamp: now,
             latest_delivered_sent_at: SimTime::ZERO,
             retrans_fifo: VecDeque::new(),
+            rack: RackState::default(),
+            rack_hint: 0,
             last_send: now,
             next_send_at: SimTime::ZERO,
             snd_wnd: u64::MAX,
@@ -447,6 +520,7 @@ impl SubflowTx {
         }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rto);
+            self.xmit_timer = XmitTimer::Rto;
         }
         if self.st.ca_state == CaState::Recovery {
             self.prr_out += 1;
@@ -496,8 +570,10 @@ impl SubflowTx {
         // Linux `tcp_xmit_retransmit_queue` (3.x, 4.x and 6.x alike): retransmitting the
         // head of the retransmission queue restarts the retransmission timer, so a long
         // recovery that keeps repairing the head does not run into an RTO.
-        if idx == 0 {
+        // A pending RACK reordering timer stays.
+        if idx == 0 && !(self.xmit_timer == XmitTimer::Reo && self.rto_deadline.is_some()) {
             self.rto_deadline = Some(now + self.rto);
+            self.xmit_timer = XmitTimer::Rto;
         }
         out
     }
@@ -639,6 +715,9 @@ impl SubflowTx {
                         ca_rtt = Some(now - s.sent_at);
                     }
                     self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
+                    if self.cfg.loss_detection == LossDetection::Rack {
+                        self.rack_advance(now, &s); // tcp_sacktag_one
+                    }
                     self.rate_on_delivered(s, &mut rate);
                     self.segs[i].flags |= RATE_DONE;
                 }
@@ -670,6 +749,9 @@ impl SubflowTx {
                         cum_ca_rtt = Some(now - s.sent_at);
                     }
                     self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
+                    if self.cfg.loss_detection == LossDetection::Rack {
+                        self.rack_advance(now, &s); // tcp_clean_rtx_queue
+                    }
                     self.rate_on_delivered(s, &mut rate);
                 }
                 if s.flags & LOST != 0 { self.lost_out -= 1; }
@@ -678,6 +760,7 @@ impl SubflowTx {
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
                 self.sacked_end = self.sacked_end.saturating_sub(1);
+                self.rack_hint = self.rack_hint.saturating_sub(1);
             }
             self.snd_una = ack;
             self.st.snd_una = ack;
@@ -707,11 +790,30 @@ impl SubflowTx {
         }
         // 4. Loss detection.
         let mut newly_lost = false;
-        if self.sacked_out > 0 {
-            newly_lost |= self.mark_lost();
-        }
-        if self.retrans_out > 0 && delivered > 0 {
-            newly_lost |= self.mark_lost_retrans();
+        let mut reo_armed = false;
+        match self.cfg.loss_detection {
+            LossDetection::DupThresh => {
+                if self.sacked_out > 0 {
+                    newly_lost |= self.mark_lost();
+                }
+                if self.retrans_out > 0 && delivered > 0 {
+                    newly_lost |= self.mark_lost_retrans();
+                }
+            }
+            // Linux tcp_identify_packet_loss -> tcp_rack_mark_lost: scan only when RACK
+            // advanced; what is not yet overdue arms the reordering timer instead of the
+            // RTO (FLAG_SET_XMIT_TIMER cleared), at most one RTO ahead, 2 ms over.
+            LossDetection::Rack => {
+                if std::mem::take(&mut self.rack.advanced) {
+                    let (lost, wait) = self.rack_detect_loss(now);
+                    newly_lost = lost;
+                    if let Some(w) = wait {
+                        self.rto_deadline = Some(now + (w + RACK_TIMEOUT_MIN).min(self.rto));
+                        self.xmit_timer = XmitTimer::Reo;
+                        reo_armed = true;
+                    }
+                }
+            }
         }
         // 5. Congestion state machine (Linux tcp_fastretrans_alert, simplified).
         match self.st.ca_state {
@@ -803,13 +905,160 @@ impl SubflowTx {
             self.cc.on_ack(&mut self.st, &sample, coupling);
         }
         self.st.cwnd = self.st.cwnd.max(crate::cc::MIN_CWND);
-        // 8. RTO timer: restart when new data is acked, stop when nothing is outstanding.
+        // 8. RTO timer: restart when new data is acked, stop when nothing is outstanding
+        // (Linux FLAG_SET_XMIT_TIMER -> tcp_rearm_rto, unless RACK armed its timer).
         if self.packets_out == 0 {
             self.rto_deadline = None;
-        } else if res.snd_una_advanced {
-            self.rto_deadline = Some(now + self.rto);
+            self.xmit_timer = XmitTimer::Rto;
+        } else if res.snd_una_advanced && !reo_armed {
+            self.rearm_rto(now);
         }
         res
+    }
+
+    /// Linux `tcp_rearm_rto`: an RTO from now, or, replacing a pending RACK timer, what
+    /// is left of the RTO since the head was sent (`tcp_rto_delta_us`).
+    fn rearm_rto(&mut self, now: SimTime) {
+        let pending_reo = self.xmit_timer == XmitTimer::Reo && self.rto_deadline.is_some();
+        self.rto_deadline = Some(match (pending_reo, self.segs.front()) {
+            (true, Some(head)) => now + (head.sent_at + self.rto).saturating_sub(now).max(SimTime::from_us(1)),
+            _ => now + self.rto,
+        });
+        self.xmit_timer = XmitTimer::Rto;
+    }
+
+    /// Linux `tcp_rack_advance`: a segment sent at `s.sent_at` was just delivered. A
+    /// retransmission delivered sooner than min_rtt after it left was the original's
+    /// delivery and does not count.
+    fn rack_advance(&mut self, now: SimTime, s: &Seg) {
+        let rtt = now.saturating_sub(s.sent_at);
+        let min_rtt = self.rtt.min_rtt();
+        // tcp_min_rtt is ~0U before the first sample.
+        if s.flags & EVER_RETRANS != 0 && (min_rtt == SimTime::ZERO || rtt < min_rtt) {
+            return;
+        }
+        self.rack.advanced = true;
+        self.rack.rtt = rtt;
+        let end = s.seq.wrapping_add(s.len);
+        if rack_sent_after(s.sent_at, self.rack.mstamp, end, self.rack.end_seq) {
+            self.rack.mstamp = s.sent_at;
+            self.rack.end_seq = end;
+        }
+    }
+
+    /// Linux `tcp_rack_reo_wnd`. No reordering is ever seen here (paths keep order and
+    /// DSACK is not modelled: `reord_seen` = 0, `reo_wnd_steps` = 1), so the window is 0
+    /// in recovery or once DupThresh segments are SACKed, else min(min_rtt / 4, srtt).
+    fn rack_reo_wnd(&self) -> SimTime {
+        if self.st.ca_state >= CaState::Recovery || self.sacked_out >= self.cfg.dupthresh {
+            return SimTime::ZERO;
+        }
+        let min_rtt = self.rtt.min_rtt();
+        let quarter = if min_rtt == SimTime::ZERO { SimTime::MAX } else { SimTime::from_us(min_rtt.us() / 4) };
+        quarter.min(SimTime::from_us(self.st.srtt.us()))
+    }
+
+    /// Linux `tcp_rack_detect_loss`: every segment still in flight that was sent before
+    /// the most recently sent delivered one, and has waited the RACK RTT plus the
+    /// reordering window, is lost. Walks Linux's time-sorted list as its two sorted
+    /// parts: originals never marked lost (sequence order is send order) and
+    /// retransmissions (`retrans_fifo`). Returns whether any was marked, and the longest
+    /// wait left for those sent before but not yet overdue.
+    fn rack_detect_loss(&mut self, now: SimTime) -> (bool, Option<SimTime>) {
+        let limit = self.rack.rtt + self.rack_reo_wnd();
+        let (mstamp, rack_end) = (self.rack.mstamp, self.rack.end_seq);
+        let mut wait: Option<SimTime> = None;
+        let mut first_lost: Option<usize> = None;
+        let mut any = false;
+        let mut prefix = true;
+        let mut i = self.rack_hint;
+        while i < self.segs.len() {
+            let s = self.segs[i];
+            if s.flags & (SACKED | LOST) == 0 {
+                if !rack_sent_after(mstamp, s.sent_at, rack_end, s.seq.wrapping_add(s.len)) {
+                    break;
+                }
+                let elapsed = now.saturating_sub(s.sent_at);
+                if elapsed >= limit {
+                    self.segs[i].flags |= LOST;
+                    self.lost_out += 1;
+                    self.lost_total += 1;
+                    first_lost.get_or_insert(i);
+                    any = true;
+                } else {
+                    wait = Some(wait.map_or(limit - elapsed, |w| w.max(limit - elapsed)));
+                    prefix = false;
+                }
+            }
+            if prefix {
+                self.rack_hint = i + 1;
+            }
+            i += 1;
+        }
+        let mut k = 0;
+        while k < self.retrans_fifo.len() {
+            let idx = match self.seg_index(self.retrans_fifo[k]) {
+                Ok(idx) if self.segs[idx].flags & (RETRANS | SACKED) == RETRANS => idx,
+                _ => {
+                    self.retrans_fifo.remove(k); // acked, SACKed or lost meanwhile
+                    continue;
+                }
+            };
+            let s = self.segs[idx];
+            if !rack_sent_after(mstamp, s.sent_at, rack_end, s.seq.wrapping_add(s.len)) {
+                break;
+            }
+            let elapsed = now.saturating_sub(s.sent_at);
+            if elapsed >= limit {
+                // Lost again: due for another retransmission (it stays LOST).
+                self.segs[idx].flags &= !RETRANS;
+                self.retrans_out -= 1;
+                self.lost_total += 1;
+                first_lost = Some(first_lost.map_or(idx, |f| f.min(idx)));
+                any = true;
+                self.retrans_fifo.remove(k);
+            } else {
+                wait = Some(wait.map_or(limit - elapsed, |w| w.max(limit - elapsed)));
+                k += 1;
+            }
+        }
+        if let Some(f) = first_lost {
+            self.retx_hint = self.retx_hint.min(f);
+        }
+        (any, wait)
+    }
+
+    /// The transmit timer is due: an RTO, or RACK's reordering timer.
+    pub fn on_xmit_timer(&mut self, now: SimTime, coupling: &Coupling) -> TimerOutcome {
+        match self.xmit_timer {
+            XmitTimer::Rto => {
+                if self.on_rto(now, coupling) { TimerOutcome::Rto } else { TimerOutcome::Nothing }
+            }
+            XmitTimer::Reo => self.on_reo_timeout(now, coupling),
+        }
+    }
+
+    /// Linux `tcp_rack_reo_timeout`: mark what is now overdue; if anything was, enter
+    /// recovery (with one PRR step, `tcp_cwnd_reduction(sk, 1, ...)`) and retransmit.
+    /// The RTO is then rearmed from now (the timer that fired is no longer pending).
+    fn on_reo_timeout(&mut self, now: SimTime, coupling: &Coupling) -> TimerOutcome {
+        self.n_seen = 0;
+        self.xmit_timer = XmitTimer::Rto;
+        self.rto_deadline = if self.packets_out == 0 { None } else { Some(now + self.rto) };
+        if self.packets_out == 0 {
+            return TimerOutcome::Nothing;
+        }
+        let (lost, _) = self.rack_detect_loss(now);
+        if !lost {
+            return TimerOutcome::Nothing;
+        }
+        if self.st.ca_state != CaState::Recovery {
+            self.enter_recovery(coupling);
+            if !self.cc.has_cong_control() && self.cfg.recovery == Recovery::Prr {
+                self.prr(1, false);
+            }
+        }
+        TimerOutcome::Reo
     }
 
     /// Linux `tcp_cwnd_reduction` (PRR, RFC 6937), reference `tcp.md` §1.3.
@@ -945,6 +1194,7 @@ impl SubflowTx {
         self.rto = self.rto.mul(2).min(RTO_MAX);
         self.rto_backoffs += 1;
         self.rto_deadline = Some(now + self.rto);
+        self.xmit_timer = XmitTimer::Rto;
         true
     }
 
@@ -1163,6 +1413,77 @@ mod tests {
         t.on_ack(SimTime::from_ms(120), base, &[(base.wrapping_add(1000), top)], &Coupling::alone());
         assert_eq!(t.next_retransmit(), Some(0));
         t.check_invariants().unwrap();
+    }
+
+    /// Twenty segments one ms apart over a 100 ms RTT; the first five are acked at 104 ms.
+    fn rack_flight(detection: LossDetection) -> (SubflowTx, u32) {
+        let mut t = SubflowTx::new(TcpConfig { mss: 1000, loss_detection: detection, ..Default::default() }, 0xffff_fc00, make_default("reno").unwrap(), SimTime::ZERO);
+        t.st.cwnd = 20;
+        let base = t.snd_una;
+        for k in 0..20u64 {
+            t.send_new(SimTime::from_ms(k), 1000, k * 1000);
+        }
+        t.on_ack(SimTime::from_ms(104), base.wrapping_add(5000), &[], &Coupling::alone());
+        (t, base)
+    }
+
+    #[test]
+    fn rack_repairs_a_tail_loss_in_the_same_recovery_where_dupthresh_waits_for_the_rto() {
+        // Segment 5 and the tail 17..19 are lost; 6..16 arrive (RFC 8985 §6.2; Linux
+        // tcp_rack_detect_loss). Three SACKed segments: the reordering window is 0.
+        for detection in [LossDetection::Rack, LossDetection::DupThresh] {
+            let (mut t, base) = rack_flight(detection);
+            let seg = |k: u32| base.wrapping_add(1000 * k);
+            for k in 6..=16u32 {
+                t.on_ack(SimTime::from_ms(100 + k as u64), seg(5), &[(seg(6), seg(k + 1))], &Coupling::alone());
+            }
+            assert_eq!(t.ca_state(), CaState::Recovery, "{detection:?}");
+            assert_eq!(t.next_retransmit(), Some(0), "segment 5 is the first lost ({detection:?})");
+            let rtx_at = SimTime::from_ms(117);
+            t.retransmit(rtx_at, 0);
+            // The retransmission is delivered: the cumulative ACK reaches segment 17.
+            t.on_ack(rtx_at + SimTime::from_ms(100), seg(17), &[], &Coupling::alone());
+            t.check_invariants().unwrap();
+            match detection {
+                // The tail was sent before the delivered retransmission and has waited an
+                // RTT since: lost, retransmitted now, no RTO.
+                LossDetection::Rack => {
+                    assert_eq!(t.lost_out, 3);
+                    assert_eq!(t.next_retransmit(), Some(0));
+                    assert_eq!(t.xmit_timer, XmitTimer::Rto);
+                }
+                // No SACKed segment above the tail: nothing to retransmit until the RTO.
+                LossDetection::DupThresh => {
+                    assert_eq!(t.lost_out, 0);
+                    assert_eq!(t.next_retransmit(), None);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn with_fewer_than_dupthresh_sacked_rack_waits_a_quarter_of_min_rtt_on_its_own_timer() {
+        // Segment 5 lost, only segment 6 SACKed: reordering window min_rtt / 4 = 25 ms
+        // (tcp_rack_reo_wnd); the REO timer fires 2 ms after it (TCP_TIMEOUT_MIN_US).
+        let (mut t, base) = rack_flight(LossDetection::Rack);
+        let seg = |k: u32| base.wrapping_add(1000 * k);
+        let now = SimTime::from_ms(106);
+        t.on_ack(now, seg(5), &[(seg(6), seg(7))], &Coupling::alone());
+        assert_eq!(t.ca_state(), CaState::Disorder);
+        assert_eq!(t.lost_out, 0, "not yet overdue");
+        assert_eq!(t.xmit_timer, XmitTimer::Reo);
+        // Segment 5 left at 5 ms; RACK RTT 100 ms (segment 6's); overdue at 5 + 100 + 25.
+        assert_eq!(t.rto_deadline, Some(SimTime::from_ms(5 + 100 + 25 + 2)));
+        let fire = t.rto_deadline.unwrap();
+        assert_eq!(t.on_xmit_timer(fire, &Coupling::alone()), TimerOutcome::Reo);
+        assert_eq!(t.ca_state(), CaState::Recovery);
+        assert_eq!(t.next_retransmit(), Some(0));
+        assert_eq!((t.xmit_timer, t.rto_deadline), (XmitTimer::Rto, Some(fire + t.rto)), "the RTO is rearmed from the expiry");
+        t.check_invariants().unwrap();
+        // DupThresh: one SACKed segment marks nothing and arms nothing new.
+        let (mut d, base) = rack_flight(LossDetection::DupThresh);
+        d.on_ack(now, base.wrapping_add(5000), &[(base.wrapping_add(6000), base.wrapping_add(7000))], &Coupling::alone());
+        assert_eq!((d.lost_out, d.xmit_timer), (0, XmitTimer::Rto));
     }
 
     #[test]
