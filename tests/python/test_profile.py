@@ -80,7 +80,7 @@ def test_profiles_and_their_gaps_are_machine_readable():
     names = [p["name"] for p in mptcplab.profiles()]
     assert names == ["out_of_tree", "upstream"]
     gaps = mptcplab.profile_gaps("upstream")
-    assert "tlp_and_undo" in {g["name"] for g in gaps}
+    assert "spurious_recovery_undo" in {g["name"] for g in gaps}
     assert all(g["kernel"] and g["sim"] for g in gaps)
     assert mptcplab.profile_gaps("out_of_tree") == []
     with pytest.raises(ValueError, match="upstream"):
@@ -99,7 +99,7 @@ def test_list_shows_the_profiles_and_markdown_the_gaps():
     proc = run_cli("list", "--markdown")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "| `tlp_and_undo` |" in out
+    assert "| `spurious_recovery_undo` |" in out
     assert "| path_manager | `in_kernel` |" in out and "`subflows_limit` (2)" in out
 
 

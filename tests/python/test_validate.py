@@ -54,7 +54,7 @@ def test_the_table_names_each_miss_and_ends_with_the_worst_ratio(tmp_path):
     # 0.80 is farther from 1 than 1.20 on a log scale (|ln 0.8| = 0.22 > |ln 1.2| = 0.18)
     assert lines[-2] == "1 of 3 ratios within 0.85–1.15; shares within ±10 points in 2 of 3"
     assert lines[-1] == "worst ratio: 0.80 [0.80, 0.80] (b, cubic)"
-    assert "  - tlp_and_undo: kernel: " in rep.text()
+    assert "  - spurious_recovery_undo: kernel: " in rep.text()
     rep.save(tmp_path)
     again = val.ValidateReport.load(tmp_path)
     assert again.text() == rep.text()
@@ -120,9 +120,9 @@ def test_the_profile_switch_is_read_from_the_schema(monkeypatch):
     assert val._profile_values() == ["out_of_tree", "upstream"] and val.upstream_profile_available()
 
 
-def test_known_gaps_fall_back_to_the_modules_list_with_tlp_and_undo():
+def test_known_gaps_fall_back_to_the_modules_list_with_spurious_recovery_undo():
     gaps, source = val.known_gaps()
-    assert any(g["name"] == "tlp_and_undo" for g in gaps)
+    assert any(g["name"] == "spurious_recovery_undo" for g in gaps)
     assert all({"name", "kernel", "sim"} <= set(g) for g in gaps) and source
 
 
@@ -270,6 +270,36 @@ def test_nodss_drops_are_read_from_both_backends_and_compared_per_row():
     assert "NoDSSInWindow" in text and "t2" in text.split("NoDSSInWindow")[1]
     none = val.Row("t1", "reno", {"sim": [sim(0)] * 3, "kernel": [ker(0)] * 3})
     assert none.figures()["nodss_window"] is None
+
+
+def test_tail_loss_probes_and_rtos_are_read_from_both_backends_and_compared_per_row():
+    """The simulator's own counts (meta["loss_probes"] with tcp.tail_loss_probe, the
+    subflows' RTOs) against the client's TcpExt TCPLossProbes / TCPLossProbeRecovery /
+    TCPTimeouts; a real upstream run of a deadlocking point carries them."""
+    import mptcplab
+
+    def ker(probes, rtos):
+        return {"goodput_mbps": 5.0, "shares": {"p": 1.0}, "rtt_ms": 50.0,
+                "netstat": {"client": {"TcpExt.TCPLossProbes": probes, "TcpExt.TCPTimeouts": rtos}, "server": {}}}
+
+    assert val.tail_counters(ker(3, 7)) == {"TCPLossProbes": 3, "TCPLossProbeRecovery": 0, "TCPTimeouts": 7}
+    assert val.tail_counters({"goodput_mbps": 1.0}) is None
+    p = next(x for x in val.FAMILIES["bounded-buffer"] if x.label == "topology1/fast/rcv200KB")
+    scn = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml")
+    for f, v in p.overrides:
+        scn = scn.with_(f, v)
+    sim, _ = val.sim_side(scn.with_("connections[0].cc", "reno").with_duration(60))
+    runs = [val.run_figures(mptcplab.simulate(sim, seed=s)) for s in (1, 2)]
+    assert all(set(r["tail"]) == set(val.TAIL_COUNTERS) for r in runs)
+    assert sum(r["tail"]["TCPLossProbes"] for r in runs) > 0 and sum(r["tail"]["TCPTimeouts"] for r in runs) > 0
+    row = val.Row("t1", "reno", {"sim": runs, "kernel": [ker(2, 13), ker(3, 15)]})
+    t = row.figures()["tail"]
+    assert t["kernel"] == {"runs": 2, "TCPLossProbes": 2.5, "TCPLossProbeRecovery": 0.0, "TCPTimeouts": 14.0}
+    text = val.ValidateReport([row], {"kernel": "6.18", "version": "t", "reps": 2, "duration_s": 60, "quick": False, "profile": "p"}, [], "test").text()
+    assert "TCPLossProbes" in text and "t1" in text.split("tail loss probes")[1]
+    # Out of tree: no probes, no table.
+    oot, _ = val.sim_side(scn.with_("connections[0].cc", "reno").with_duration(10), "out_of_tree")
+    assert "tail" not in val.run_figures(mptcplab.simulate(oot, seed=1))
 
 
 def test_hystart_exits_are_read_from_both_backends_and_compared_for_cubic_rows():

@@ -168,6 +168,7 @@ pub const REGISTRY: &[ProfileInfo] = &[
             Setting { field: "(stack) subflow Nagle", value: "a sub-MSS segment last in a subflow's queue waits while packets are out and an earlier sub-MSS segment is unacknowledged (Minshall), and new data pushed to that subflow grows it up to the MSS", source: "tcp_output.c tcp_nagle_check, tcp_minshall_check (subflows keep nonagle = 0: mptcp_push_release -> tcp_push); protocol.c mptcp_sendmsg_frag, mptcp_skb_can_collapse_to" },
             Setting { field: "tcp.cwnd_validation", value: "linux_5_18: is_cwnd_limited, or in slow start cwnd < 2 x max_packets_out", source: "include/net/tcp.h tcp_is_cwnd_limited (Linux >= 5.18)" },
             Setting { field: "tcp.loss_detection", value: "rack: lost once a segment sent later is delivered and the RACK RTT plus the reordering window (0 in recovery or with 3 SACKed, else min_rtt/4) has passed; retransmissions alike; the REO timer waits for the rest", source: "net/ipv4/tcp_recovery.c tcp_rack_detect_loss, tcp_rack_reo_wnd, tcp_rack_advance, tcp_rack_reo_timeout; tcp_input.c tcp_identify_packet_loss (net.ipv4.tcp_recovery = 1; RFC 6675 marking off since 4.18)" },
+            Setting { field: "tcp.tail_loss_probe", value: "true: in Open or CWR, 2 SRTT (+ rto_min with one packet out, else + 2 ms) after the last send or ACK, capped by the RTO, one new segment of the subflow's queue past cwnd, else the last segment again; at most one outstanding; a probe that repaired a loss reduces cwnd once (CWR). The MPTCP retransmit interval follows this pending timer", source: "net/ipv4/tcp_output.c tcp_schedule_loss_probe, tcp_send_loss_probe; tcp_input.c tcp_process_tlp_ack, tcp_set_xmit_timer (net.ipv4.tcp_early_retrans = 3)" },
             Setting { field: "cc_options (bbr, coupled_bbr)", value: "ack_aggregation = true, pacing_margin_percent = 1, min_rtt_strict = true", source: "tcp_bbr.c (Linux >= 5.10)" },
             Setting { field: "cc_options (cubic)", value: "hystart_round_on_ack = true", source: "tcp_cubic.c hystart_update (Linux >= 5.16, 4e1fddc98d25; and the 2025 HyStart round-start fix)" },
             Setting { field: "cc_options (scalable)", value: "ai_cnt = 100", source: "tcp_scalable.c (Linux >= 5.7)" },
@@ -180,9 +181,9 @@ pub const REGISTRY: &[ProfileInfo] = &[
 /// What the upstream profile leaves out (docs/upstream-profile.md, "Known gaps").
 pub const UPSTREAM_GAPS: &[Gap] = &[
     Gap {
-        name: "tlp_and_undo",
-        kernel: "the tail loss probe (tcp_schedule_loss_probe: in Open or CWR, 2 SRTT after the last send, a probe of new data or the last segment) and the undo of spurious recoveries (tcp_try_undo_recovery / _partial / _dsack / _loss on DSACKs and timestamps, reordering seen raising RACK's window, tcp_rack_update_reo_wnd)",
-        sim: "RACK loss detection as Linux 6.x runs it (tcp.loss_detection = \"rack\", tcp_recovery.c: time-based marking of originals and retransmissions, the reordering timer); no loss probe (a tail with nothing delivered after it waits for the RTO), no DSACK and no undo, and no reordering is ever seen (paths keep order). Measured 2026-11-27: in the 1 MB bounded-buffer rows the kernel took 0 TCPLossProbes and 0 TCPTimeouts in 24 runs, so RACK alone repairs its burst losses; in seed 003's experiment 1 the kernel undoes a spurious first loss (TCPPartialUndo, DSACKs) that the simulator keeps",
+        name: "spurious_recovery_undo",
+        kernel: "the undo of spurious recoveries and timeouts (tcp_try_undo_recovery / _partial / _dsack / _loss on DSACKs and timestamps, F-RTO), reordering seen (tcp_check_sack_reordering, DSACKs) raising tp->reordering and RACK's window (tcp_rack_update_reo_wnd), a DSACK telling a loss probe unneeded",
+        sim: "no DSACK, no undo, and no reordering is ever seen (paths keep order): a recovery, once entered, runs to its end and its cwnd reduction stays; a probe is judged by a pure duplicate ACK instead of a DSACK. RACK and the tail loss probe themselves are modelled (tcp.loss_detection, tcp.tail_loss_probe). Measured 2026-11-27: seed 003's experiment 1, where the kernel undoes a spurious first loss (TCPPartialUndo, DSACKs) that the simulator keeps (reno shares -20 points, cubic 0.78)",
     },
     Gap {
         name: "receive_buffer_autotuning",
@@ -290,10 +291,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_registry_matches_the_enum_and_upstream_lists_tlp_and_undo() {
+    fn the_registry_matches_the_enum_and_upstream_lists_spurious_recovery_undo() {
         assert_eq!(ProfileName::OutOfTree.info().name, "out_of_tree");
         assert_eq!(ProfileName::Upstream.info().name, "upstream");
-        assert!(ProfileName::Upstream.info().gaps.iter().any(|g| g.name == "tlp_and_undo"));
+        assert!(ProfileName::Upstream.info().gaps.iter().any(|g| g.name == "spurious_recovery_undo"));
         let names: Vec<&str> = UPSTREAM_GAPS.iter().map(|g| g.name).collect();
         let mut dedup = names.clone();
         dedup.dedup();

@@ -199,6 +199,21 @@ impl Simulator {
         }
     }
 
+    /// Per flow whose subflows send tail loss probes (`tcp.tail_loss_probe`): the probes
+    /// sent and the ones that repaired a loss, summed as Linux's TcpExt TCPLossProbes and
+    /// TCPLossProbeRecovery sum them over a host's sockets.
+    pub fn loss_probes(&self) -> Vec<(&str, u64, u64)> {
+        self.conns
+            .iter()
+            .filter(|c| c.subflows.first().is_some_and(|s| s.tx.cfg.tail_loss_probe))
+            .map(|c| {
+                let probes = c.subflows.iter().map(|s| s.tx.stats.loss_probes).sum();
+                let repaired = c.subflows.iter().map(|s| s.tx.stats.loss_probe_recoveries).sum();
+                (c.cfg.name.as_str(), probes, repaired)
+            })
+            .collect()
+    }
+
     /// Per flow whose subflows run CUBIC: their HyStart exits summed, as Linux's TcpExt
     /// counters sum them over a host's sockets (compared with the kernel's netstat).
     pub fn hystart_exits(&self) -> Vec<(&str, crate::cc::cubic::HystartExits)> {

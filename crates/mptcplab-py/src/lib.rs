@@ -275,6 +275,17 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     if !hy.is_empty() {
         meta.set_item("hystart", hy)?;
     }
+    // Flows with tail loss probes (upstream): TcpExt TCPLossProbes / TCPLossProbeRecovery.
+    let lp = PyDict::new(py);
+    for (name, probes, repaired) in sim.loss_probes() {
+        let d = PyDict::new(py);
+        d.set_item("TCPLossProbeRecovery", repaired)?;
+        d.set_item("TCPLossProbes", probes)?;
+        lp.set_item(name, d)?;
+    }
+    if !lp.is_empty() {
+        meta.set_item("loss_probes", lp)?;
+    }
     out.set_item("meta", meta)?;
 
     let conn_name = |i: u32| sim.conns[i as usize].cfg.name.clone();

@@ -129,8 +129,8 @@ FAMILIES: dict[str, tuple[Point, ...]] = {
 
 # Used when the core does not publish the upstream profile's gap list.
 KNOWN_GAPS: tuple[dict[str, str], ...] = (
-    {"name": "tlp_and_undo", "kernel": "tail loss probes and the undo of spurious recoveries (DSACK, "
-     "timestamps), on in 6.18", "sim": "RACK loss detection; no loss probe, no DSACK, no undo"},
+    {"name": "spurious_recovery_undo", "kernel": "the undo of spurious recoveries (DSACK, timestamps), "
+     "reordering seen", "sim": "no DSACK, no undo, no reordering (RACK and the loss probe are modelled)"},
     {"name": "receive_buffer_autotuning", "kernel": "receive-buffer auto-tuning from tcp_rmem[1] = 128 KiB",
      "sim": "a fixed 6 MiB receive buffer from the start"},
     {"name": "send_buffer_autotuning", "kernel": "send buffers auto-tuned (tcp_sndbuf_expand, MPTCP sums "
@@ -396,6 +396,13 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
         # counters sum them over the client's sockets.
         **({"hystart": {k: sum(int(c[k]) for c in result.meta["hystart"].values()) for k in HYSTART_COUNTERS}}
            if result.meta.get("hystart") else {}),
+        # Tail loss probes and RTOs of every flow (tcp.tail_loss_probe on: the upstream
+        # profile), as the client's TcpExt TCPLossProbes / TCPLossProbeRecovery /
+        # TCPTimeouts count them.
+        **({"tail": {"TCPLossProbes": sum(int(c["TCPLossProbes"]) for c in result.meta["loss_probes"].values()),
+                     "TCPLossProbeRecovery": sum(int(c["TCPLossProbeRecovery"]) for c in result.meta["loss_probes"].values()),
+                     "TCPTimeouts": int(result.subflow_summary["rto_count"].sum())}}
+           if result.meta.get("loss_probes") else {}),
         **({"bins": goodput_bins(result, flow, bin_s, float(duration_s or result.meta["duration_s"])),
             "bin_s": bin_s} if bin_s else {}),
     }
@@ -429,6 +436,22 @@ def hystart_exits(run: dict[str, Any]) -> dict[str, int] | None:
     if client is None:
         return None
     return {k: int(client.get(f"TcpExt.{k}", 0)) for k in HYSTART_COUNTERS}
+
+
+TAIL_COUNTERS = ("TCPLossProbes", "TCPLossProbeRecovery", "TCPTimeouts")
+
+
+def tail_counters(run: dict[str, Any]) -> dict[str, int] | None:
+    """Tail loss probes sent, the ones that repaired a loss, and retransmission timeouts
+    (tcp_output.c `tcp_send_loss_probe`, tcp_input.c `tcp_process_tlp_ack`, tcp_timer.c
+    `tcp_retransmit_timer`): the kernel's TcpExt counters on the sending host, the
+    simulator's own count of the same events. None when the run does not tell."""
+    if "tail" in run:
+        return {k: int(run["tail"][k]) for k in TAIL_COUNTERS}
+    client = (run.get("netstat") or {}).get("client")
+    if client is None:
+        return None
+    return {k: int(client.get(f"TcpExt.{k}", 0)) for k in TAIL_COUNTERS}
 
 
 def nodss_drops(run: dict[str, Any]) -> int | None:
@@ -487,6 +510,7 @@ class Row:
             "deadlock": self.deadlock(),
             "nodss_window": self.nodss(),
             "hystart": self.hystart(),
+            "tail": self.tail(),
         }
         bins = self.bins()
         if bins:
@@ -518,6 +542,17 @@ class Row:
                 return None
             out[b] = {"runs": len(n), "mean": sum(n) / len(n), "runs_with_drops": sum(1 for x in n if x)}
         return out if out["sim"]["mean"] or out["kernel"]["mean"] else None
+
+    def tail(self) -> dict[str, Any] | None:
+        """Per backend: the mean tail loss probes, probe recoveries and RTOs a run (None
+        unless both backends' runs tell, or when neither had any)."""
+        out: dict[str, Any] = {}
+        for b in ("sim", "kernel"):
+            c = [tail_counters(r) for r in self.runs[b]]
+            if not c or any(x is None for x in c):
+                return None
+            out[b] = {"runs": len(c), **{k: sum(x[k] for x in c) / len(c) for k in TAIL_COUNTERS}}
+        return out if any(out[b][k] for b in out for k in TAIL_COUNTERS) else None
 
     def hystart(self) -> dict[str, Any] | None:
         """CUBIC rows: per backend, the mean HyStart exits a run by ACK train and by delay,
@@ -668,6 +703,15 @@ class ValidateReport:
                       "TCPHystartTrainDetect / TCPHystartDelayDetect and their Cwnd sums; sim: the same events):\n") + render_table(
                 ["scenario", "cc", "train / delay sim", "train / delay kernel", "cwnd at exit sim", "cwnd at exit kernel"],
                 hrows, right={2, 3, 4, 5})
+        tails = [f for f in table_rows if f.get("tail")]
+        if tails:
+            trows = [[f["scenario"], f["cc"]] + [f"{t[b][k]:.1f}" for k in TAIL_COUNTERS for b in ("sim", "kernel")]
+                     for f in tails for t in [f["tail"]]]
+            table += ("\n\ntail loss probes, the probes that repaired a loss, and RTOs, mean a run (kernel: the "
+                      "client's TcpExt TCPLossProbes / TCPLossProbeRecovery / TCPTimeouts; sim: the same events):\n"
+                      ) + render_table(
+                ["scenario", "cc", "probes sim", "probes kernel", "repaired sim", "repaired kernel",
+                 "RTOs sim", "RTOs kernel"], trows, right={2, 3, 4, 5, 6, 7})
         gaps = [f"known gaps ({self.gaps_source}):"] + [f"  - {_gap(g)}" for g in self.gaps]
         n = len(self.rows)
         n_ratio = sum(f["ratio_ok"] for f in table_rows)

@@ -1125,6 +1125,7 @@ impl Connection {
                             }
                             // RACK marked segments lost: retransmit them.
                             TimerOutcome::Reo => self.push(now, out),
+                            TimerOutcome::Probe => self.send_loss_probe(now, i, out),
                             TimerOutcome::Nothing => {}
                         }
                     }
@@ -1295,6 +1296,29 @@ impl Connection {
                 self.emit_data(now, i, seq, len, dsn, false, out);
             } else {
                 break;
+            }
+        }
+    }
+
+    /// Linux `tcp_send_loss_probe` on subflow `i`: one new segment of its queue if the
+    /// peer's window takes it (past cwnd and Nagle: `tcp_write_xmit(..., TCP_NAGLE_OFF,
+    /// push_one = 2)`), else the last segment again.
+    fn send_loss_probe(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        let s = &mut self.subflows[i];
+        match s.queue.front() {
+            Some(&(dsn, len, new)) if s.tx.snd_wnd_allows(len) => {
+                s.queue.pop_front();
+                s.queued_bytes -= len as u64;
+                if new {
+                    s.sched.new_segs += 1;
+                }
+                let seq = s.tx.probe_new(now, len, dsn);
+                self.emit_data(now, i, seq, len, dsn, false, out);
+            }
+            _ => {
+                if let Some((seq, len, dsn)) = s.tx.probe_last(now) {
+                    self.emit_data(now, i, seq, len, dsn, true, out);
+                }
             }
         }
     }

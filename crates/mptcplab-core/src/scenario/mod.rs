@@ -170,6 +170,12 @@ pub struct TcpSpec {
     /// waits for the RTO). Default: "rack" for upstream, "dupthresh" for out_of_tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_detection: Option<LossDetectionName>,
+    /// The tail loss probe (RFC 8985 §7; Linux `net.ipv4.tcp_early_retrans = 3`): in the
+    /// Open state, 2 SRTT after the last send without an ACK, one new segment or the
+    /// last one again, so a lost tail is repaired without an RTO. Default: true for
+    /// upstream, false for out_of_tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_loss_probe: Option<bool>,
 }
 
 /// `tcp.loss_detection`.
@@ -623,6 +629,7 @@ impl Scenario {
         t.cwnd_validation = t.cwnd_validation.or(Some(validate::cwnd_validation_default(profile, t.base_kernel)));
         t.gso = t.gso.or(Some(true));
         t.loss_detection = t.loss_detection.or(Some(validate::loss_detection_default(profile)));
+        t.tail_loss_probe = t.tail_loss_probe.or(Some(profile == crate::profile::ProfileName::Upstream));
         out.links = links;
         for l in out.links.iter_mut() {
             l.queue = l.queue.take().or_else(|| Queue::parse("1000 pkt").ok());

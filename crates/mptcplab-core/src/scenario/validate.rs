@@ -278,6 +278,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         LossDetectionName::Rack => crate::tcp::LossDetection::Rack,
         LossDetectionName::Dupthresh => crate::tcp::LossDetection::DupThresh,
     };
+    tcp.tail_loss_probe = s.tcp.tail_loss_probe.unwrap_or(profile == crate::profile::ProfileName::Upstream);
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
     if links_spec.is_empty() {

@@ -47,6 +47,9 @@ pub struct TcpConfig {
     pub base_kernel: BaseKernel,
     /// How a segment is judged lost (`tcp.loss_detection`).
     pub loss_detection: LossDetection,
+    /// The tail loss probe (`tcp.tail_loss_probe`; Linux `net.ipv4.tcp_early_retrans`
+    /// = 3, `tcp_schedule_loss_probe` / `tcp_send_loss_probe`).
+    pub tail_loss_probe: bool,
 }
 
 /// `tcp.loss_detection`: when a segment that has not been delivered counts as lost.
@@ -77,6 +80,8 @@ pub enum XmitTimer {
     Rto,
     /// ICSK_TIME_REO_TIMEOUT: RACK's reordering window (`tcp_rack_reo_timeout`).
     Reo,
+    /// ICSK_TIME_LOSS_PROBE: the tail loss probe (`tcp_send_loss_probe`).
+    Probe,
 }
 
 /// What a transmit-timer expiry did (`SubflowTx::on_xmit_timer`).
@@ -88,6 +93,10 @@ pub enum TimerOutcome {
     Rto,
     /// RACK's reordering timer marked segments lost (`tcp_rack_reo_timeout`): retransmit.
     Reo,
+    /// The loss probe is due (`tcp_send_loss_probe`): the connection sends one new
+    /// segment of the subflow's queue if the window allows (`SubflowTx::probe_sent`),
+    /// else `SubflowTx::probe_last`.
+    Probe,
 }
 
 /// RACK's state (Linux `tcp_sock.rack`): the send time and end of the most recently sent
@@ -176,6 +185,7 @@ impl Default for TcpConfig {
             gso: true,
             base_kernel: BaseKernel::Linux4,
             loss_detection: LossDetection::DupThresh,
+            tail_loss_probe: false,
         }
     }
 }
@@ -255,6 +265,10 @@ pub struct TxStats {
     pub bytes_acked: u64,
     pub rto_count: u64,
     pub recoveries: u64,
+    /// Loss probes sent (Linux TCPLossProbes) and the ones that repaired a loss
+    /// (TCPLossProbeRecovery).
+    pub loss_probes: u64,
+    pub loss_probe_recoveries: u64,
     pub srtt_sum_ms: f64,
     pub srtt_samples: u64,
 }
@@ -311,6 +325,10 @@ pub struct SubflowTx {
     /// time-sorted list, `tcp_tsorted_anchor`).
     rack: RackState,
     rack_hint: usize,
+    /// Linux `tlp_high_seq` (snd_nxt when the outstanding probe left; None: none) and
+    /// `tlp_retrans` (the probe was a retransmission).
+    tlp_high_seq: Option<u32>,
+    tlp_retrans: bool,
     last_send: SimTime,
     /// Earliest time the pacer lets the next packet leave.
     pub next_send_at: SimTime,
@@ -376,6 +394,8 @@ impl SubflowTx {
             retrans_fifo: VecDeque::new(),
             rack: RackState::default(),
             rack_hint: 0,
+            tlp_high_seq: None,
+            tlp_retrans: false,
             last_send: now,
             next_send_at: SimTime::ZERO,
             snd_wnd: u64::MAX,
@@ -536,6 +556,16 @@ impl SubflowTx {
     }
 
     pub fn send_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
+        let seq = self.send_new_unprobed(now, len, dsn);
+        // tcp_write_xmit: a send of new data (re)schedules the loss probe; where it may
+        // not, a pending probe becomes the RTO (tcp_event_new_data_sent).
+        if self.cfg.tail_loss_probe && !self.schedule_loss_probe(now, false) && self.xmit_timer == XmitTimer::Probe {
+            self.rearm_rto(now);
+        }
+        seq
+    }
+
+    fn send_new_unprobed(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
         self.before_send(now);
         let seq = self.snd_nxt;
         let mut seg = Seg { seq, len, dsn, sent_at: now, tx_delivered: 0, tx_delivered_at: now, tx_first_tx_at: now, flags: 0 };
@@ -788,6 +818,23 @@ impl SubflowTx {
             // Linux pkts_acked gets `rs->rtt_us`, the most recent packet's RTT.
             self.cc.on_rtt_sample(now, &mut self.st, ca_rtt, delivered);
         }
+        // 3b. Linux tcp_process_tlp_ack: what became of the outstanding loss probe.
+        if let Some(high) = self.tlp_high_seq {
+            if !before(ack, high) {
+                if !self.tlp_retrans {
+                    self.tlp_high_seq = None; // a probe of new data was acked
+                } else if after(ack, high) {
+                    // The ACK went past the probe: it repaired a loss. One cwnd reduction
+                    // (tcp_init_cwnd_reduction, CWR, tcp_end_cwnd_reduction, tcp_try_keep_open).
+                    self.stats.loss_probe_recoveries += 1;
+                    self.probe_cwnd_reduction(now, coupling);
+                } else if !res.snd_una_advanced && newly_sacked == 0 {
+                    // A pure duplicate ACK: the original and the probe both arrived (what
+                    // the probe's DSACK says in Linux; the receiver here sends no DSACK).
+                    self.tlp_high_seq = None;
+                }
+            }
+        }
         // 4. Loss detection.
         let mut newly_lost = false;
         let mut reo_armed = false;
@@ -911,15 +958,112 @@ impl SubflowTx {
             self.rto_deadline = None;
             self.xmit_timer = XmitTimer::Rto;
         } else if res.snd_una_advanced && !reo_armed {
-            self.rearm_rto(now);
+            // tcp_set_xmit_timer: the loss probe where it may be scheduled, else the RTO.
+            if !(self.cfg.tail_loss_probe && self.schedule_loss_probe(now, true)) {
+                self.rearm_rto(now);
+            }
         }
         res
+    }
+
+    /// Linux `tcp_schedule_loss_probe` (tail loss probe, RFC 8985 §7.2): in Open or CWR
+    /// with packets out, a probe 2·SRTT after now, plus `rto_min` when one packet is out
+    /// (a delayed ACK) or `TCP_TIMEOUT_MIN_US` otherwise, 1 s without an RTT sample, but
+    /// never later than the RTO would fire (the whole RTO when the ACK path advances it,
+    /// else what is left of it since the head was sent). Returns whether it is armed.
+    fn schedule_loss_probe(&mut self, now: SimTime, advancing_rto: bool) -> bool {
+        if self.packets_out == 0 || !matches!(self.st.ca_state, CaState::Open | CaState::Cwr) {
+            return false;
+        }
+        let mut timeout = if self.rtt.has_sample() {
+            let srtt = self.rtt.srtt();
+            srtt + srtt + if self.packets_out == 1 { self.cfg.rto_min } else { RACK_TIMEOUT_MIN }
+        } else {
+            super::rtt::RTO_INIT
+        };
+        let rto_left = if advancing_rto {
+            Some(self.rto)
+        } else {
+            // tcp_rto_delta_us: only a positive remainder caps the probe.
+            self.segs.front().map(|h| (h.sent_at + self.rto).saturating_sub(now)).filter(|&d| d > SimTime::ZERO)
+        };
+        if let Some(d) = rto_left {
+            timeout = timeout.min(d);
+        }
+        self.rto_deadline = Some(now + timeout);
+        self.xmit_timer = XmitTimer::Probe;
+        true
+    }
+
+    /// The probe that `on_xmit_timer` asked for was sent as new data (`send_new` without
+    /// its probe scheduling: `tcp_write_xmit(..., push_one = 2)` forces one segment past
+    /// cwnd and schedules nothing). `tcp_send_loss_probe`'s `probe_sent`.
+    pub fn probe_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
+        let seq = self.send_new_unprobed(now, len, dsn);
+        self.tlp_retrans = false;
+        self.probe_sent(now);
+        seq
+    }
+
+    /// `tcp_send_loss_probe` with nothing new to send: retransmit the last segment
+    /// (`__tcp_retransmit_skb`: EVER_RETRANS, a new send time, not counted in
+    /// retrans_out). Returns (seq, len, dsn), or None if there is none.
+    pub fn probe_last(&mut self, now: SimTime) -> Option<(u32, u32, u64)> {
+        let last = self.segs.len().checked_sub(1)?;
+        if self.segs[last].flags & SACKED != 0 {
+            self.rearm_rto(now);
+            return None;
+        }
+        self.before_send(now);
+        let stamp = self.rate_stamp();
+        let s = &mut self.segs[last];
+        s.stamp_rate(stamp);
+        s.flags |= EVER_RETRANS;
+        s.sent_at = now;
+        let out = (s.seq, s.len, s.dsn);
+        self.stats.segs_sent += 1;
+        self.stats.segs_retrans += 1;
+        self.stats.bytes_sent += out.1 as u64;
+        self.stats.bytes_retrans += out.1 as u64;
+        self.tlp_retrans = true;
+        self.probe_sent(now);
+        Some(out)
+    }
+
+    /// `probe_sent:` in `tcp_send_loss_probe`: remember snd_nxt, count it, and rearm the
+    /// RTO from now (the probe timer is no longer pending).
+    fn probe_sent(&mut self, now: SimTime) {
+        self.tlp_high_seq = Some(self.snd_nxt);
+        self.stats.loss_probes += 1;
+        self.rto_deadline = Some(now + self.rto);
+        self.xmit_timer = XmitTimer::Rto;
+    }
+
+    /// `tcp_process_tlp_ack` on a probe that repaired a loss: `tcp_init_cwnd_reduction`,
+    /// CWR, `tcp_end_cwnd_reduction` (cwnd = ssthresh) and `tcp_try_keep_open`.
+    fn probe_cwnd_reduction(&mut self, now: SimTime, coupling: &Coupling) {
+        self.tlp_high_seq = None;
+        self.high_seq = self.snd_nxt;
+        self.st.cwnd_cnt = 0;
+        self.st.prior_cwnd = self.st.cwnd;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.st.ssthresh = self.cc.ssthresh(&self.st).max(2);
+        self.set_state(CaState::Cwr, coupling);
+        if !self.cc.has_cong_control() {
+            if self.st.ssthresh < INFINITE_SSTHRESH {
+                self.st.cwnd = self.st.ssthresh.max(1);
+            }
+            self.cc.on_event(now, &mut self.st, CaEvent::CompleteCwr, coupling);
+        }
+        let keep = if self.sacked_out + self.lost_out > 0 || self.retrans_out > 0 { CaState::Disorder } else { CaState::Open };
+        self.set_state(keep, coupling);
     }
 
     /// Linux `tcp_rearm_rto`: an RTO from now, or, replacing a pending RACK timer, what
     /// is left of the RTO since the head was sent (`tcp_rto_delta_us`).
     fn rearm_rto(&mut self, now: SimTime) {
-        let pending_reo = self.xmit_timer == XmitTimer::Reo && self.rto_deadline.is_some();
+        let pending_reo = self.xmit_timer != XmitTimer::Rto && self.rto_deadline.is_some();
         self.rto_deadline = Some(match (pending_reo, self.segs.front()) {
             (true, Some(head)) => now + (head.sent_at + self.rto).saturating_sub(now).max(SimTime::from_us(1)),
             _ => now + self.rto,
@@ -1035,19 +1179,40 @@ impl SubflowTx {
                 if self.on_rto(now, coupling) { TimerOutcome::Rto } else { TimerOutcome::Nothing }
             }
             XmitTimer::Reo => self.on_reo_timeout(now, coupling),
+            // tcp_send_loss_probe: at most one outstanding probe; else the connection
+            // sends it (`probe_new` or `probe_last`).
+            XmitTimer::Probe => {
+                if self.packets_out == 0 {
+                    self.rto_deadline = None;
+                    self.xmit_timer = XmitTimer::Rto;
+                    TimerOutcome::Nothing
+                } else if self.tlp_high_seq.is_some() {
+                    self.rearm_rto(now);
+                    TimerOutcome::Nothing
+                } else {
+                    TimerOutcome::Probe
+                }
+            }
         }
+    }
+
+    /// Whether `len` more bytes fit in the window the peer advertised (`tcp_snd_wnd_test`).
+    pub fn snd_wnd_allows(&self, len: u32) -> bool {
+        off(self.snd_nxt, self.snd_una) as u64 + len as u64 <= self.snd_wnd
     }
 
     /// Linux `tcp_rack_reo_timeout`: mark what is now overdue; if anything was, enter
     /// recovery (with one PRR step, `tcp_cwnd_reduction(sk, 1, ...)`) and retransmit.
-    /// The RTO is then rearmed from now (the timer that fired is no longer pending).
+    /// Then `tcp_rearm_rto` with the REO timer still pending: the RTO from the head's send
+    /// time, which is now if the head is retransmitted (`SubflowTx::retransmit`).
     fn on_reo_timeout(&mut self, now: SimTime, coupling: &Coupling) -> TimerOutcome {
         self.n_seen = 0;
-        self.xmit_timer = XmitTimer::Rto;
-        self.rto_deadline = if self.packets_out == 0 { None } else { Some(now + self.rto) };
         if self.packets_out == 0 {
+            self.xmit_timer = XmitTimer::Rto;
+            self.rto_deadline = None;
             return TimerOutcome::Nothing;
         }
+        self.rearm_rto(now);
         let (lost, _) = self.rack_detect_loss(now);
         if !lost {
             return TimerOutcome::Nothing;
@@ -1083,6 +1248,7 @@ impl SubflowTx {
     }
 
     fn enter_recovery(&mut self, coupling: &Coupling) {
+        self.tlp_high_seq = None; // tcp_init_cwnd_reduction
         self.st.prior_cwnd = self.st.cwnd;
         self.st.ssthresh = self.cc.ssthresh(&self.st).max(2);
         self.high_seq = self.snd_nxt;
@@ -1165,6 +1331,7 @@ impl SubflowTx {
             return false;
         }
         self.stats.rto_count += 1;
+        self.tlp_high_seq = None;
         let first = self.st.ca_state <= CaState::Disorder || !before(self.snd_una, self.high_seq) || (self.st.ca_state == CaState::Loss && self.rto_backoffs == 0);
         if first {
             self.st.prior_cwnd = self.st.cwnd;
@@ -1478,12 +1645,61 @@ mod tests {
         assert_eq!(t.on_xmit_timer(fire, &Coupling::alone()), TimerOutcome::Reo);
         assert_eq!(t.ca_state(), CaState::Recovery);
         assert_eq!(t.next_retransmit(), Some(0));
-        assert_eq!((t.xmit_timer, t.rto_deadline), (XmitTimer::Rto, Some(fire + t.rto)), "the RTO is rearmed from the expiry");
+        // tcp_rearm_rto with the REO timer pending: the RTO runs from the head's send time,
+        // and retransmitting the head restarts it from now.
+        assert_eq!((t.xmit_timer, t.rto_deadline), (XmitTimer::Rto, Some(SimTime::from_ms(5) + t.rto)));
+        t.retransmit(fire, 0);
+        assert_eq!(t.rto_deadline, Some(fire + t.rto));
         t.check_invariants().unwrap();
         // DupThresh: one SACKed segment marks nothing and arms nothing new.
         let (mut d, base) = rack_flight(LossDetection::DupThresh);
         d.on_ack(now, base.wrapping_add(5000), &[(base.wrapping_add(6000), base.wrapping_add(7000))], &Coupling::alone());
         assert_eq!((d.lost_out, d.xmit_timer), (0, XmitTimer::Rto));
+    }
+
+    #[test]
+    fn a_tail_loss_probe_follows_two_srtt_after_the_last_send_and_a_repaired_tail_reduces_cwnd_once() {
+        // tcp_schedule_loss_probe / tcp_send_loss_probe / tcp_process_tlp_ack (Linux 6.x).
+        let mut t = SubflowTx::new(TcpConfig { mss: 1000, loss_detection: LossDetection::Rack, tail_loss_probe: true, ..Default::default() }, 7, make_default("reno").unwrap(), SimTime::ZERO);
+        t.st.cwnd = 20;
+        t.st.ssthresh = 10; // congestion avoidance: the reduction's ssthresh is cwnd / 2
+        let base = t.snd_una;
+        for k in 0..10u64 {
+            t.send_new(SimTime::ZERO, 1000, k * 1000);
+        }
+        assert_eq!((t.xmit_timer, t.rto_deadline), (XmitTimer::Probe, Some(SimTime::from_secs(1))), "no RTT sample: TCP_TIMEOUT_INIT, capped by the RTO");
+        // Nine of ten acked at 100 ms: probe at 2 x SRTT + rto_min (one packet out).
+        let now = SimTime::from_ms(100);
+        t.on_ack(now, base.wrapping_add(9000), &[], &Coupling::alone());
+        let srtt = t.rtt.srtt();
+        assert_eq!(srtt, SimTime::from_ms(100));
+        assert_eq!((t.xmit_timer, t.rto_deadline), (XmitTimer::Probe, Some(now + (srtt + srtt + t.cfg.rto_min).min(t.rto))));
+        let fire = t.rto_deadline.unwrap();
+        assert_eq!(t.on_xmit_timer(fire, &Coupling::alone()), TimerOutcome::Probe);
+        // Nothing new queued: the last segment goes again.
+        assert_eq!(t.probe_last(fire), Some((base.wrapping_add(9000), 1000, 9000)));
+        assert_eq!((t.stats.loss_probes, t.xmit_timer, t.rto_deadline), (1, XmitTimer::Rto, Some(fire + t.rto)));
+        assert_eq!(t.in_flight(), 1, "a probe is not counted in retrans_out");
+        // Its ACK reaches tlp_high_seq only: no verdict yet. New data acked past it: the
+        // probe repaired a loss, cwnd falls to ssthresh once (CWR, then Open).
+        let cwnd = t.st.cwnd;
+        t.on_ack(fire + srtt, base.wrapping_add(10_000), &[], &Coupling::alone());
+        assert_eq!(t.stats.loss_probe_recoveries, 0);
+        t.send_new(fire + srtt, 1000, 10_000);
+        t.on_ack(fire + srtt + srtt, base.wrapping_add(11_000), &[], &Coupling::alone());
+        assert_eq!(t.stats.loss_probe_recoveries, 1);
+        assert!(t.st.cwnd < cwnd && t.st.cwnd == t.st.ssthresh, "cwnd {} -> {}", cwnd, t.st.cwnd);
+        assert_eq!(t.ca_state(), CaState::Open);
+        t.check_invariants().unwrap();
+        // A second probe timer with one outstanding: no second probe (at most one).
+        let mut u = SubflowTx::new(TcpConfig { mss: 1000, tail_loss_probe: true, ..Default::default() }, 7, make_default("reno").unwrap(), SimTime::ZERO);
+        u.send_new(SimTime::ZERO, 1000, 0);
+        u.send_new(SimTime::ZERO, 1000, 1000);
+        assert_eq!(u.on_xmit_timer(SimTime::from_secs(1), &Coupling::alone()), TimerOutcome::Probe);
+        u.probe_last(SimTime::from_secs(1));
+        u.xmit_timer = XmitTimer::Probe;
+        assert_eq!(u.on_xmit_timer(SimTime::from_secs(2), &Coupling::alone()), TimerOutcome::Nothing);
+        assert_eq!(u.stats.loss_probes, 1);
     }
 
     #[test]
