@@ -2174,6 +2174,46 @@ mod tests {
         assert_ne!(rto1, old);
     }
 
+    /// Linux `tcp_send_loss_probe` on an MPTCP subflow: with data pushed to the subflow
+    /// and still in its queue (cwnd full), the probe sends the next queued segment past
+    /// cwnd as new data; with nothing queued, the last segment again.
+    #[test]
+    fn a_loss_probe_sends_the_subflows_next_queued_segment_past_cwnd_else_the_last_one_again() {
+        let mut p = Pair::with(&[false], "fullmesh", &Params::new(), 1 << 30, |c| {
+            c.stack = Stack::Upstream;
+            c.tcp.tail_loss_probe = true;
+            c.receive_buffer = 8 << 20;
+        });
+        p.run_until(SimTime::from_ms(300));
+        let now = p.now;
+        let mut out = vec![];
+        // cwnd full, then a push: the subflow holds it in its queue.
+        let tx = &mut p.c.subflows[0].tx;
+        tx.st.cwnd = tx.packets_out.max(1);
+        let taken = p.c.push_on(now, 0, 4 * 1448, &mut out);
+        assert!(taken && !p.c.subflows[0].queue.is_empty(), "the push waits in the subflow's queue: taken {taken}, {} out, window {}", p.c.subflows[0].tx.packets_out, p.c.snd.rwnd_edge);
+        let queued = p.c.subflows[0].queue.len();
+        let (sent, retrans) = (p.c.subflows[0].tx.stats.segs_sent, p.c.subflows[0].tx.stats.segs_retrans);
+        out.clear();
+        p.c.send_loss_probe(now, 0, &mut out);
+        let tx = &p.c.subflows[0].tx;
+        assert_eq!((tx.stats.segs_sent, tx.stats.segs_retrans, tx.stats.loss_probes), (sent + 1, retrans, 1), "one new segment");
+        assert_eq!(out.len(), 1);
+        assert_eq!(p.c.subflows[0].queue.len(), queued - 1, "the queue's head left");
+        // Nothing queued (a fresh connection, every push sent): the last segment again.
+        let later = now + SimTime::from_ms(1);
+        let mut u = Pair::with(&[false], "fullmesh", &Params::new(), 1 << 30, |c| {
+            c.stack = Stack::Upstream;
+            c.tcp.tail_loss_probe = true;
+        });
+        u.run_until(SimTime::from_ms(300));
+        let retrans = u.c.subflows[0].tx.stats.segs_retrans;
+        out.clear();
+        u.c.send_loss_probe(later, 0, &mut out);
+        assert_eq!((u.c.subflows[0].tx.stats.segs_retrans, u.c.subflows[0].tx.stats.loss_probes), (retrans + 1, 1));
+        assert_eq!(out.len(), 1);
+    }
+
     /// The kernel backend's writer (`Bulk::poll_chunk`) writes a chunk only while the
     /// socket polls writeable (free >= wmem / 2), so it keeps the MPTCP send buffer between
     /// two thirds of `sk_sndbuf` and one chunk more; a blocking writer fills it.
