@@ -708,7 +708,8 @@ impl Simulator {
         for c in &self.conns {
             c.check_invariants()?;
             // Every data byte handed to subflows and not yet delivered at the receiver is
-            // still outstanding on some subflow (or queued for it): nothing is forgotten.
+            // still outstanding on some subflow (or queued for it, or held by a receiving
+            // subflow): nothing is forgotten.
             let mut cover: Vec<(u64, u64)> = Vec::new();
             for s in &c.subflows {
                 for seg in s.tx.outstanding_segs() {
@@ -716,6 +717,11 @@ impl Simulator {
                 }
                 for &(d, l, _) in &s.queue {
                     cover.push((d, d + l as u64));
+                }
+                // Linux receive memory: ACKed by the subflow and held in its receive queue
+                // until the MPTCP socket pulls it (mptcp/rcvmem.rs, M3).
+                for h in &s.held {
+                    cover.push((h.dsn, h.dsn + h.len as u64));
                 }
             }
             for &(d, l) in &c.snd.reinject {

@@ -425,3 +425,30 @@ fn a_subflow_window_left_stale_sends_past_the_receivers_edge_and_the_receiver_dr
     run_checked(&mut s2, SimTime::from_secs(60));
     assert_eq!(s2.conns[0].rcv.nodss_window, 0);
 }
+
+/// Issue 12, core `buffer-blocking` (10 Mbit/s 20 ms and 2 Mbit/s 200 ms, 100 KB), cubic:
+/// the receiver ACKs every segment for its 16 quick ACKs and for each segment that grows
+/// its rcv_ssthresh (`tcp_grow_window`: `icsk_ack.quick |= 1`, seven more here), so the
+/// 10 Mbit/s subflow's ACKs come 1.2 ms apart long enough for HyStart's ACK train
+/// (`hystart_update`: closer than 2 ms for more than (delay_min + ack_delay) / 2). Linux
+/// 6.18, measured 2026-11-27 (kernel backend, 30 s): TCPHystartTrainDetect 1 at cwnd 30,
+/// goodput 5.39 Mbit/s (validate's three stored runs 5.86 ± 0.63). With 16 quick ACKs
+/// alone the simulator's subflow left on delay at cwnd 96, took nearly the whole window
+/// and ran at 9.4 Mbit/s.
+#[test]
+fn the_receivers_window_growth_extends_quick_acks_and_hystart_leaves_on_the_ack_train() {
+    let mut sc = scenario_file("scenarios/validate/buffer-blocking.toml");
+    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
+    let c = &mut sc.connections[0];
+    c.cc = Some("cubic".into());
+    c.opportunistic_retransmission = None;
+    c.penalisation = None;
+    let mut s = build(&sc, Some(1));
+    run_checked(&mut s, SimTime::from_secs(30));
+    let exits = s.hystart_exits();
+    let e = exits[0].1;
+    println!("buffer-blocking, cubic, upstream: HyStart train {} at cwnd {}, delay {} at cwnd {}; goodput {:.2} Mbit/s (kernel: train 1 at cwnd 30, 5.39-5.86 Mbit/s)", e.train, e.train_cwnd, e.delay, e.delay_cwnd, goodput(&s, 0));
+    assert_eq!((e.train, e.delay), (1, 0));
+    assert!((25..=35).contains(&e.train_cwnd), "cwnd {} at the exit", e.train_cwnd);
+    assert!(goodput(&s, 0) < 7.0);
+}

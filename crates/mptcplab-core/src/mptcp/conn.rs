@@ -701,7 +701,12 @@ impl Connection {
             PacketKind::Syn => {
                 let s = &mut self.subflows[i];
                 if s.rx.is_none() {
-                    s.rx = Some(SubflowRx::new(pkt.seq, s.tx.cfg.mss, s.tx.cfg.delayed_ack, s.tx.cfg.delack_timeout));
+                    let mut rx = SubflowRx::new(pkt.seq, s.tx.cfg.mss, s.tx.cfg.delayed_ack, s.tx.cfg.delack_timeout);
+                    // Linux receive memory: the subflow's rcv_ssthresh grows (tcp_grow_window).
+                    if let Some(m) = &self.rcv.skb {
+                        rx.growth = Some(crate::tcp::WindowGrowth::new(m.sk_rcvbuf, m.scaling_ratio, s.tx.cfg.mss));
+                    }
+                    s.rx = Some(rx);
                 }
                 let mut p = self.ctl(PacketKind::SynAck, i, false, now);
                 p.ts = pkt.ts;
@@ -863,6 +868,9 @@ impl Connection {
                 }
             }
         }
+        if after(pkt.seq.wrapping_add(pkt.len), rx.rcv_nxt) {
+            rx.grow_window(pkt.len, !after(pkt.seq, rx.rcv_nxt), s.held_mem + rcvmem::truesize(pkt.len) as u64);
+        }
         let o = rx.on_segment(now, pkt.seq, pkt.len);
         if o.new {
             let (truesize, cap) = rcvmem::skb_size(pkt.len);
@@ -967,6 +975,11 @@ impl Connection {
         p.rwnd_edge = edge;
         p.ts = now;
         rx.on_ack_sent();
+        // `__tcp_select_window` (mptcp_space) with less than half the window free ends
+        // the quick ACKs.
+        if self.rcv.skb.as_ref().is_some_and(|m| m.below_half()) {
+            rx.end_quickack();
+        }
         p.wire_bytes = TCP_HEADER_BYTES + if self.cfg.mptcp { 12 } else { 0 } + if p.n_sack > 0 { 2 + 8 * p.n_sack as u32 } else { 0 };
         self.stats.acks_sent += 1;
         out.push(p);

@@ -139,6 +139,13 @@ impl RcvMem {
         free.div_ceil(unit) * unit
     }
 
+    /// `__tcp_select_window`'s "free_space < full_space / 2" (which also ends the quick
+    /// ACKs, `icsk_ack.quick = 0`).
+    pub fn below_half(&self) -> bool {
+        let free = (self.sk_rcvbuf.saturating_sub(self.rmem) * self.scaling_ratio) >> WIN_SCALE_SHIFT;
+        free < ((self.sk_rcvbuf * self.scaling_ratio) >> WIN_SCALE_SHIFT) / 2
+    }
+
     /// An skb [dsn, dsn + len) of truesize `truesize` moves into the MPTCP socket, whose
     /// in-order point was `rcv_nxt` before and is `rcv_nxt_after` after (the caller's
     /// `MetaReceiver` does the byte ranges). In order: queued for the reader, and the

@@ -32,6 +32,58 @@ pub struct SubflowRx {
     ato: SimTime,
     pub segments_received: u64,
     pub duplicate_segments: u64,
+    /// Linux's receive-window growth (`tcp.receive_memory = "skb"`), None otherwise.
+    pub growth: Option<WindowGrowth>,
+}
+
+/// Linux 6.x `tp->rcv_ssthresh` of a subflow whose receive memory is modelled in skbs
+/// (`tcp.receive_memory = "skb"`): it starts at the window the handshake offered and
+/// grows by two segments per data segment until it meets the free space
+/// (`tcp_grow_window`), and each step asks for an immediate ACK (`icsk_ack.quick |= 1`),
+/// so the receiver ACKs every segment for longer than its 16 quick ACKs. Measured on
+/// Linux 6.18 (scripts/research/quickack/quick.bt, docs/kernel.md): a 100 KB receive
+/// buffer, rcv_ssthresh 81 088 -> 99 215 in seven segments, the quick-ACK count held at
+/// 16 meanwhile, 23 segments ACKed one by one.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowGrowth {
+    pub rcv_ssthresh: u64,
+    sk_rcvbuf: u64,
+    ratio: u64,
+    advmss: u64,
+}
+
+impl WindowGrowth {
+    /// `sk_rcvbuf` in truesize bytes, `ratio` the full segment's payload per truesize in
+    /// 1/256 (`tcp_measure_rcv_mss`), `advmss` the advertised MSS.
+    pub fn new(sk_rcvbuf: u64, ratio: u64, advmss: u32) -> WindowGrowth {
+        let advmss = advmss as u64;
+        // The handshake's window: `tcp_full_space` at the default scaling ratio of 1/2
+        // (TCP_DEFAULT_SCALING_RATIO), rounded down to the MSS (`tcp_select_initial_window`).
+        let full0 = (sk_rcvbuf * 128) >> 8;
+        let rcv_wnd0 = full0 - full0 % advmss.max(1);
+        // `tcp_init_buffer_space`: window_clamp = max(2 advmss, full - advmss) (one segment
+        // reserved, tcp_app_win 31), rcv_ssthresh = min(rcv_wnd, window_clamp).
+        let ss0 = rcv_wnd0.min((2 * advmss).max(full0.saturating_sub(advmss)));
+        // The first full segment sets the real ratio (`tcp_measure_rcv_mss`), and
+        // `tcp_set_window_clamp` raises rcv_ssthresh to min(rcv_wnd, the new clamp).
+        let clamp = (sk_rcvbuf * ratio) >> 8;
+        WindowGrowth { rcv_ssthresh: ss0.max(rcv_wnd0.min(clamp)), sk_rcvbuf, ratio, advmss }
+    }
+
+    /// `tcp_grow_window` for a segment of `len` new bytes with `rmem` truesize now
+    /// charged to the subflow: room = min(window_clamp, tcp_space) - rcv_ssthresh; the
+    /// step is max(2 advmss, 2 len) (the segment's own truesize always fits its ratio,
+    /// "check #2"). Returns whether it grew.
+    pub fn grow(&mut self, len: u32, rmem: u64) -> bool {
+        let clamp = (self.sk_rcvbuf * self.ratio) >> 8;
+        let space = (self.sk_rcvbuf.saturating_sub(rmem) * self.ratio) >> 8;
+        let room = clamp.min(space).saturating_sub(self.rcv_ssthresh);
+        if room == 0 {
+            return false;
+        }
+        self.rcv_ssthresh += room.min((2 * self.advmss).max(2 * len as u64));
+        true
+    }
 }
 
 /// What an arriving segment was, for the connection level.
@@ -56,8 +108,24 @@ impl SubflowRx {
             ato,
             segments_received: 0,
             duplicate_segments: 0,
+            growth: None,
         }
     }
+
+    /// Linux `tcp_event_data_recv` / `tcp_data_queue_ofo` -> `tcp_grow_window` (segments
+    /// of at least 128 bytes in order; any out of order) before the ACK is decided: a
+    /// step sets the quick-ACK count's low bit. `rmem` is the truesize charged to the
+    /// subflow with this segment. No-op without `growth`.
+    pub fn grow_window(&mut self, len: u32, in_order: bool, rmem: u64) {
+        if let Some(g) = self.growth.as_mut() {
+            if (len >= 128 || !in_order) && g.grow(len, rmem) {
+                self.quickacks |= 1;
+            }
+        }
+    }
+
+    /// `__tcp_select_window` with less than half the window free: no more quick ACKs.
+    pub fn end_quickack(&mut self) { self.quickacks = 0; }
 
     pub fn ooo_bytes(&self) -> u64 { self.ooo.iter().map(|&(s, e)| off(e, s) as u64).sum() }
 
@@ -101,6 +169,11 @@ impl SubflowRx {
         let new = self.insert_ooo(seq, end);
         if !new {
             self.duplicate_segments += 1;
+        }
+        // Linux counts this immediate ACK against the quick ACKs too (`tcp_dec_quickack_mode`:
+        // an ACK is scheduled); modelled with the window growth, where it matters.
+        if self.growth.is_some() {
+            self.quickacks = self.quickacks.saturating_sub(1);
         }
         RxOutcome { new, ack: AckDecision::Now }
     }
@@ -202,6 +275,41 @@ mod tests {
         // A duplicate is not new.
         assert!(!r.on_segment(SimTime::ZERO, b.wrapping_add(4000), 1000).new);
         assert!(!r.on_segment(SimTime::ZERO, b, 1000).new);
+    }
+
+    #[test]
+    fn while_the_window_grows_the_receiver_acks_every_segment_beyond_its_sixteen_quick_acks() {
+        // Linux 6.18, measured (scripts/research/quickack/quick.bt): a 100 KB payload
+        // buffer (SO_RCVBUF 81 529, sk_rcvbuf 163 058), 1 424-byte segments of truesize
+        // 2 304: rcv_ssthresh 81 088 after the first segment's ratio, +2 896 a segment to
+        // 99 215, the quick count held at 16 for seven segments: 23 immediate ACKs.
+        let ratio = (1424u64 << 8) / 2304;
+        assert_eq!(ratio, 158);
+        let mut r = SubflowRx::new(0, 1448, true, SimTime::from_ms(40));
+        r.growth = Some(WindowGrowth::new(163_058, ratio, 1448));
+        assert_eq!(r.growth.unwrap().rcv_ssthresh, 81_088);
+        let mut seq = 0u32;
+        let mut immediate = 0;
+        let mut seen = vec![];
+        for _ in 0..40 {
+            r.grow_window(1424, true, 2304);
+            seen.push(r.growth.unwrap().rcv_ssthresh);
+            if r.on_segment(SimTime::ZERO, seq, 1424).ack == AckDecision::Now && immediate == seen.len() - 1 {
+                immediate += 1;
+            }
+            r.on_ack_sent();
+            seq = seq.wrapping_add(1424);
+        }
+        assert_eq!(&seen[..8], &[83_984, 86_880, 89_776, 92_672, 95_568, 98_464, 99_215, 99_215]);
+        assert_eq!(immediate, 23, "segments ACKed one by one from the start");
+        // Without the growth: the 16 quick ACKs alone.
+        let mut d = SubflowRx::new(0, 1448, true, SimTime::from_ms(40));
+        let mut n = 0;
+        while d.on_segment(SimTime::ZERO, (n * 1424) as u32, 1424).ack == AckDecision::Now && n < 40 {
+            d.on_ack_sent();
+            n += 1;
+        }
+        assert_eq!(n, 16);
     }
 
     #[test]
