@@ -1,3 +1,4 @@
+"""ACK spacing in kernel-backend or simulator captures (docs/research/upstream-quickack-2026-11-27.md). usage: acks.py DIR..."""
 import sys
 from pathlib import Path
 def pkts(path):
