@@ -705,6 +705,7 @@ impl Connection {
                     // Linux receive memory: the subflow's rcv_ssthresh grows (tcp_grow_window).
                     if let Some(m) = &self.rcv.skb {
                         rx.growth = Some(crate::tcp::WindowGrowth::new(m.sk_rcvbuf, m.scaling_ratio, s.tx.cfg.mss));
+                        rx.synack_at = Some(now);
                     }
                     s.rx = Some(rx);
                 }
@@ -763,6 +764,10 @@ impl Connection {
                 self.push(now, out);
             }
             PacketKind::HandshakeAck => {
+                let rto_min = self.cfg.tcp.rto_min;
+                if let Some(rx) = self.subflows[i].rx.as_mut() {
+                    rx.handshake_done(now, rto_min);
+                }
                 if self.cfg.mptcp && i != self.cfg.initial_path {
                     let p = self.ctl(PacketKind::JoinAck, i, false, now);
                     out.push(p);
@@ -979,6 +984,9 @@ impl Connection {
         // the quick ACKs.
         if self.rcv.skb.as_ref().is_some_and(|m| m.below_half()) {
             rx.end_quickack();
+        }
+        if rx.growth.is_some() {
+            rx.rcv_wnd = edge.saturating_sub(data_ack);
         }
         p.wire_bytes = TCP_HEADER_BYTES + if self.cfg.mptcp { 12 } else { 0 } + if p.n_sack > 0 { 2 + 8 * p.n_sack as u32 } else { 0 };
         self.stats.acks_sent += 1;
