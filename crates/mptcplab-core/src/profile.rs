@@ -207,8 +207,8 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
     },
     Gap {
         name: "sack_compression",
-        kernel: "SACK compression (tcp_comp_sack_*, Linux >= 4.19) delays ACKs for out-of-order data; GRO and quick-ACK heuristics",
-        sim: "an immediate ACK for every out-of-order segment",
+        kernel: "SACK compression (tcp_comp_sack_*, Linux >= 4.19) delays ACKs for out-of-order data; GRO; the delayed-ACK timeout's adaptation (icsk_ack.ato)",
+        sim: "an immediate ACK for every out-of-order segment; a fixed delayed-ACK timeout. (The quick ACKs are modelled for Linux receive memory: 16 at the start, one more per step of the window's growth, 16 again after a gap longer than the receiver's RTO, none below half the window free)",
     },
     Gap {
         name: "add_addr",
