@@ -361,3 +361,8 @@ def test_cli_debug_flag_shows_the_traceback(tmp_toml):
     assert proc.returncode == 2
     assert "Traceback" in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("error: links[0].rate: ")
+
+
+def test_the_loss_rules_name_their_field_and_the_accepted_values():
+    assert_error(edited("tcp.loss_detection", "fack"), "tcp.loss_detection", "rack", "dupthresh")
+    assert_error(edited("tcp.tail_loss_probe", "yes"), "tcp.tail_loss_probe")
