@@ -425,17 +425,23 @@ def deadlocked(run: dict[str, Any]) -> bool | None:
 HYSTART_COUNTERS = ("TCPHystartTrainDetect", "TCPHystartTrainCwnd", "TCPHystartDelayDetect", "TCPHystartDelayCwnd")
 
 
-def hystart_exits(run: dict[str, Any]) -> dict[str, int] | None:
-    """CUBIC's HyStart exits from slow start (tcp_cubic.c `hystart_update`): how many by
-    ACK train and by delay, and the cwnd summed at them. The kernel's TcpExt counters on
-    the sending host, the simulator's own count of the same events. None when the run
+def _client_counters(run: dict[str, Any], key: str, counters: tuple[str, ...]) -> dict[str, int] | None:
+    """`counters` of one run: the simulator's own under `key`, else the kernel's TcpExt
+    counters on the sending host (`TcpExt.<name>`, 0 when absent). None when the run
     does not tell."""
-    if "hystart" in run:
-        return {k: int(run["hystart"][k]) for k in HYSTART_COUNTERS}
+    if key in run:
+        return {k: int(run[key][k]) for k in counters}
     client = (run.get("netstat") or {}).get("client")
     if client is None:
         return None
-    return {k: int(client.get(f"TcpExt.{k}", 0)) for k in HYSTART_COUNTERS}
+    return {k: int(client.get(f"TcpExt.{k}", 0)) for k in counters}
+
+
+def hystart_exits(run: dict[str, Any]) -> dict[str, int] | None:
+    """CUBIC's HyStart exits from slow start (tcp_cubic.c `hystart_update`): how many by
+    ACK train and by delay, and the cwnd summed at them. None when the run does not
+    tell."""
+    return _client_counters(run, "hystart", HYSTART_COUNTERS)
 
 
 TAIL_COUNTERS = ("TCPLossProbes", "TCPLossProbeRecovery", "TCPTimeouts")
@@ -446,12 +452,7 @@ def tail_counters(run: dict[str, Any]) -> dict[str, int] | None:
     (tcp_output.c `tcp_send_loss_probe`, tcp_input.c `tcp_process_tlp_ack`, tcp_timer.c
     `tcp_retransmit_timer`): the kernel's TcpExt counters on the sending host, the
     simulator's own count of the same events. None when the run does not tell."""
-    if "tail" in run:
-        return {k: int(run["tail"][k]) for k in TAIL_COUNTERS}
-    client = (run.get("netstat") or {}).get("client")
-    if client is None:
-        return None
-    return {k: int(client.get(f"TcpExt.{k}", 0)) for k in TAIL_COUNTERS}
+    return _client_counters(run, "tail", TAIL_COUNTERS)
 
 
 def nodss_drops(run: dict[str, Any]) -> int | None:

@@ -166,6 +166,17 @@ pub struct TauStats {
 }
 
 impl Subflow {
+    /// The head of the subflow's send queue leaves it: (dsn, len). Pre-scheduled new data
+    /// counts as new when it leaves.
+    fn pop_queued(&mut self) -> Option<(u64, u32)> {
+        let (dsn, len, new) = self.queue.pop_front()?;
+        self.queued_bytes -= len as u64;
+        if new {
+            self.sched.new_segs += 1;
+        }
+        Some((dsn, len))
+    }
+
     fn new(cfg: &ConnConfig, path: usize, p: &ConnPath, iss: u32) -> Result<Subflow, String> {
         let cc = cc::make(&cfg.cc, &cfg.cc_params).map_err(|e| e.message)?;
         Ok(Subflow {
@@ -702,10 +713,9 @@ impl Connection {
                 let s = &mut self.subflows[i];
                 if s.rx.is_none() {
                     let mut rx = SubflowRx::new(pkt.seq, s.tx.cfg.mss, s.tx.cfg.delayed_ack, s.tx.cfg.delack_timeout);
-                    // Linux receive memory: the subflow's rcv_ssthresh grows (tcp_grow_window).
+                    // Linux receive memory: Linux's quick-ACK rules (the SYN-ACK leaves now).
                     if let Some(m) = &self.rcv.skb {
-                        rx.growth = Some(crate::tcp::WindowGrowth::new(m.sk_rcvbuf, m.scaling_ratio, s.tx.cfg.mss));
-                        rx.synack_at = Some(now);
+                        rx.linux = Some(crate::tcp::LinuxAcks::new(m.sk_rcvbuf, m.scaling_ratio, s.tx.cfg.mss, now));
                     }
                     s.rx = Some(rx);
                 }
@@ -985,8 +995,8 @@ impl Connection {
         if self.rcv.skb.as_ref().is_some_and(|m| m.below_half()) {
             rx.end_quickack();
         }
-        if rx.growth.is_some() {
-            rx.rcv_wnd = edge.saturating_sub(data_ack);
+        if let Some(l) = rx.linux.as_mut() {
+            l.rcv_wnd = edge.saturating_sub(data_ack);
         }
         p.wire_bytes = TCP_HEADER_BYTES + if self.cfg.mptcp { 12 } else { 0 } + if p.n_sack > 0 { 2 + 8 * p.n_sack as u32 } else { 0 };
         self.stats.acks_sent += 1;
@@ -1307,12 +1317,7 @@ impl Connection {
                 if self.upstream() && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
                     break;
                 }
-                let Some((dsn, len, new)) = self.subflows[i].queue.pop_front() else { break };
-                self.subflows[i].queued_bytes -= len as u64;
-                // Pre-scheduled new data counts as new when it leaves.
-                if new {
-                    self.subflows[i].sched.new_segs += 1;
-                }
+                let Some((dsn, len)) = self.subflows[i].pop_queued() else { break };
                 let seq = self.subflows[i].tx.send_new(now, len, dsn);
                 self.emit_data(now, i, seq, len, dsn, false, out);
             } else {
@@ -1326,21 +1331,12 @@ impl Connection {
     /// push_one = 2)`), else the last segment again.
     fn send_loss_probe(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
         let s = &mut self.subflows[i];
-        match s.queue.front() {
-            Some(&(dsn, len, new)) if s.tx.snd_wnd_allows(len) => {
-                s.queue.pop_front();
-                s.queued_bytes -= len as u64;
-                if new {
-                    s.sched.new_segs += 1;
-                }
-                let seq = s.tx.probe_new(now, len, dsn);
-                self.emit_data(now, i, seq, len, dsn, false, out);
-            }
-            _ => {
-                if let Some((seq, len, dsn)) = s.tx.probe_last(now) {
-                    self.emit_data(now, i, seq, len, dsn, true, out);
-                }
-            }
+        if s.queue.front().is_some_and(|&(_, len, _)| s.tx.snd_wnd_allows(len)) {
+            let Some((dsn, len)) = s.pop_queued() else { return };
+            let seq = s.tx.probe_new(now, len, dsn);
+            self.emit_data(now, i, seq, len, dsn, false, out);
+        } else if let Some((seq, len, dsn)) = s.tx.probe_last(now) {
+            self.emit_data(now, i, seq, len, dsn, true, out);
         }
     }
 

@@ -7,6 +7,6 @@ pub mod rtt;
 pub mod sender;
 pub mod seq;
 
-pub use receiver::{AckDecision, SubflowRx, WindowGrowth};
+pub use receiver::{AckDecision, LinuxAcks, SubflowRx};
 pub use rtt::RttEstimator;
 pub use sender::{BaseKernel, BufferAccounting, CwndValidation, LossDetection, ReceiveMemory, Recovery, SubflowTx, TcpConfig, TimerOutcome, XmitTimer};

@@ -32,41 +32,44 @@ pub struct SubflowRx {
     ato: SimTime,
     pub segments_received: u64,
     pub duplicate_segments: u64,
-    /// Linux's receive-window growth (`tcp.receive_memory = "skb"`), None otherwise.
-    pub growth: Option<WindowGrowth>,
-    /// With `growth`: the receiving end's own RTO (`icsk_rto`, from the handshake's RTT:
-    /// it sends no data, so it never takes another sample), when the SYN-ACK left, and
-    /// when in-order data last arrived (`icsk_ack.lrcvtime`).
-    pub rto: Option<SimTime>,
-    pub synack_at: Option<SimTime>,
-    last_rcv: Option<SimTime>,
-    /// With `growth`: the window the last ACK advertised (`tp->rcv_wnd`, raised to the
-    /// shared MPTCP edge by `mptcp_set_rwin`) and the payload of a full segment
-    /// (`icsk_ack.rcv_mss`).
-    pub rcv_wnd: u64,
-    rcv_mss: u32,
+    /// Linux 6.x's quick-ACK rules (`tcp.receive_memory = "skb"`), None otherwise.
+    pub linux: Option<LinuxAcks>,
 }
 
-/// Linux 6.x `tp->rcv_ssthresh` of a subflow whose receive memory is modelled in skbs
-/// (`tcp.receive_memory = "skb"`): it starts at the window the handshake offered and
-/// grows by two segments per data segment until it meets the free space
-/// (`tcp_grow_window`), and each step asks for an immediate ACK (`icsk_ack.quick |= 1`),
-/// so the receiver ACKs every segment for longer than its 16 quick ACKs. Measured on
-/// Linux 6.18 (scripts/research/quickack/quick.bt, docs/kernel.md): a 100 KB receive
-/// buffer, rcv_ssthresh 81 088 -> 99 215 in seven segments, the quick-ACK count held at
-/// 16 meanwhile, 23 segments ACKed one by one.
+/// What a Linux 6.x receiver's quick ACKs depend on, for a subflow whose receive memory
+/// is modelled in skbs (`tcp.receive_memory = "skb"`).
+///
+/// `tp->rcv_ssthresh` starts at the window the handshake offered and grows by two
+/// segments per data segment until it meets the free space (`tcp_grow_window`); each
+/// step asks for an immediate ACK (`icsk_ack.quick |= 1`), so the receiver ACKs every
+/// segment for longer than its 16 quick ACKs. Measured on Linux 6.18
+/// (scripts/research/quickack/quick.bt, docs/kernel.md): a 100 KB receive buffer,
+/// rcv_ssthresh 81 088 -> 99 215 in seven segments, the quick-ACK count held at 16
+/// meanwhile, 23 segments ACKed one by one. In-order data after a gap longer than the
+/// receiving end's RTO restarts the quick ACKs (`tcp_event_data_recv`).
 #[derive(Clone, Copy, Debug)]
-pub struct WindowGrowth {
+pub struct LinuxAcks {
     pub rcv_ssthresh: u64,
     sk_rcvbuf: u64,
     ratio: u64,
     advmss: u64,
+    /// The receiving end's own RTO (`icsk_rto`, from the handshake's RTT: it sends no
+    /// data, so it never takes another sample), when the SYN-ACK left, and when
+    /// in-order data last arrived (`icsk_ack.lrcvtime`).
+    pub rto: Option<SimTime>,
+    synack_at: SimTime,
+    last_rcv: Option<SimTime>,
+    /// The window the last ACK advertised (`tp->rcv_wnd`, raised to the shared MPTCP
+    /// edge by `mptcp_set_rwin`) and the payload of a full segment (`icsk_ack.rcv_mss`).
+    pub rcv_wnd: u64,
+    rcv_mss: u32,
 }
 
-impl WindowGrowth {
+impl LinuxAcks {
     /// `sk_rcvbuf` in truesize bytes, `ratio` the full segment's payload per truesize in
-    /// 1/256 (`tcp_measure_rcv_mss`), `advmss` the advertised MSS.
-    pub fn new(sk_rcvbuf: u64, ratio: u64, advmss: u32) -> WindowGrowth {
+    /// 1/256 (`tcp_measure_rcv_mss`), `advmss` the advertised MSS, `synack_at` when the
+    /// SYN-ACK left.
+    pub fn new(sk_rcvbuf: u64, ratio: u64, advmss: u32, synack_at: SimTime) -> LinuxAcks {
         let advmss = advmss as u64;
         // The handshake's window: `tcp_full_space` at the default scaling ratio of 1/2
         // (TCP_DEFAULT_SCALING_RATIO), rounded down to the MSS (`tcp_select_initial_window`).
@@ -78,7 +81,17 @@ impl WindowGrowth {
         // The first full segment sets the real ratio (`tcp_measure_rcv_mss`), and
         // `tcp_set_window_clamp` raises rcv_ssthresh to min(rcv_wnd, the new clamp).
         let clamp = (sk_rcvbuf * ratio) >> 8;
-        WindowGrowth { rcv_ssthresh: ss0.max(rcv_wnd0.min(clamp)), sk_rcvbuf, ratio, advmss }
+        LinuxAcks {
+            rcv_ssthresh: ss0.max(rcv_wnd0.min(clamp)),
+            sk_rcvbuf,
+            ratio,
+            advmss,
+            rto: None,
+            synack_at,
+            last_rcv: None,
+            rcv_wnd: 0,
+            rcv_mss: 0,
+        }
     }
 
     /// `tcp_grow_window` for a segment of `len` new bytes with `rmem` truesize now
@@ -119,12 +132,7 @@ impl SubflowRx {
             ato,
             segments_received: 0,
             duplicate_segments: 0,
-            growth: None,
-            rto: None,
-            synack_at: None,
-            last_rcv: None,
-            rcv_wnd: 0,
-            rcv_mss: 0,
+            linux: None,
         }
     }
 
@@ -133,19 +141,19 @@ impl SubflowRx {
     /// `__tcp_set_rto`). Measured on Linux 6.18: 220 ms on a 20 ms path, 604 ms on a
     /// 200 ms one.
     pub fn handshake_done(&mut self, now: SimTime, rto_min: SimTime) {
-        if let (Some(t), None) = (self.synack_at, self.rto) {
+        if let Some(l) = self.linux.as_mut().filter(|l| l.rto.is_none()) {
             let mut est = super::rtt::RttEstimator::new(rto_min);
-            est.sample(now.saturating_sub(t), 0, 0);
-            self.rto = Some(est.rto());
+            est.sample(now.saturating_sub(l.synack_at), 0, 0);
+            l.rto = Some(est.rto());
         }
     }
 
     /// Linux `tcp_event_data_recv` / `tcp_data_queue_ofo` -> `tcp_grow_window` (segments
     /// of at least 128 bytes in order; any out of order) before the ACK is decided: a
     /// step sets the quick-ACK count's low bit. `rmem` is the truesize charged to the
-    /// subflow with this segment. No-op without `growth`.
+    /// subflow with this segment. No-op without `linux`.
     pub fn grow_window(&mut self, len: u32, in_order: bool, rmem: u64) {
-        if let Some(g) = self.growth.as_mut() {
+        if let Some(g) = self.linux.as_mut() {
             if (len >= 128 || !in_order) && g.grow(len, rmem) {
                 self.quickacks |= 1;
             }
@@ -170,16 +178,16 @@ impl SubflowRx {
             // Linux `tcp_event_data_recv`: in-order data after a gap longer than the RTO
             // ("apparently sender failed to restart window") restarts the quick ACKs
             // (`tcp_incr_quickack`: rcv_wnd / (2 rcv_mss), 2 to 16).
-            if self.growth.is_some() {
+            if let Some(l) = self.linux.as_mut() {
                 // `tcp_measure_rcv_mss`: the largest segment, at most advmss.
-                self.rcv_mss = self.rcv_mss.max(len.min(self.mss));
-                if let (Some(rto), Some(last)) = (self.rto, self.last_rcv) {
+                l.rcv_mss = l.rcv_mss.max(len.min(self.mss));
+                if let (Some(rto), Some(last)) = (l.rto, l.last_rcv) {
                     if now.saturating_sub(last) > rto {
-                        let q = (self.rcv_wnd / (2 * self.rcv_mss.max(1) as u64)).clamp(2, QUICKACKS as u64) as u32;
+                        let q = (l.rcv_wnd / (2 * l.rcv_mss.max(1) as u64)).clamp(2, QUICKACKS as u64) as u32;
                         self.quickacks = self.quickacks.max(q);
                     }
                 }
-                self.last_rcv = Some(now);
+                l.last_rcv = Some(now);
             }
             let had_holes = !self.ooo.is_empty();
             self.rcv_nxt = end;
@@ -213,8 +221,8 @@ impl SubflowRx {
             self.duplicate_segments += 1;
         }
         // Linux counts this immediate ACK against the quick ACKs too (`tcp_dec_quickack_mode`:
-        // an ACK is scheduled); modelled with the window growth, where it matters.
-        if self.growth.is_some() {
+        // an ACK is scheduled); modelled with the Linux quick-ACK rules, where it matters.
+        if self.linux.is_some() {
             self.quickacks = self.quickacks.saturating_sub(1);
         }
         RxOutcome { new, ack: AckDecision::Now }
@@ -328,14 +336,14 @@ mod tests {
         let ratio = (1424u64 << 8) / 2304;
         assert_eq!(ratio, 158);
         let mut r = SubflowRx::new(0, 1448, true, SimTime::from_ms(40));
-        r.growth = Some(WindowGrowth::new(163_058, ratio, 1448));
-        assert_eq!(r.growth.unwrap().rcv_ssthresh, 81_088);
+        r.linux = Some(LinuxAcks::new(163_058, ratio, 1448, SimTime::ZERO));
+        assert_eq!(r.linux.unwrap().rcv_ssthresh, 81_088);
         let mut seq = 0u32;
         let mut immediate = 0;
         let mut seen = vec![];
         for _ in 0..40 {
             r.grow_window(1424, true, 2304);
-            seen.push(r.growth.unwrap().rcv_ssthresh);
+            seen.push(r.linux.unwrap().rcv_ssthresh);
             if r.on_segment(SimTime::ZERO, seq, 1424).ack == AckDecision::Now && immediate == seen.len() - 1 {
                 immediate += 1;
             }
@@ -360,12 +368,11 @@ mod tests {
         // icsk_rto 220 ms; data after a 403 ms gap finds the quick count back at 16
         // (then 15 once ACKed), after 175 ms not.
         let mut r = SubflowRx::new(0, 1448, true, SimTime::from_ms(40));
-        r.growth = Some(WindowGrowth::new(163_058, 158, 1448));
-        r.synack_at = Some(SimTime::ZERO);
+        r.linux = Some(LinuxAcks::new(163_058, 158, 1448, SimTime::ZERO));
         r.handshake_done(SimTime::from_ms(20), SimTime::from_ms(200));
-        assert_eq!(r.rto, Some(SimTime::from_ms(220)), "m + max(2m, 200 ms)");
+        assert_eq!(r.linux.unwrap().rto, Some(SimTime::from_ms(220)), "m + max(2m, 200 ms)");
         r.quickacks = 0;
-        r.rcv_wnd = 99_216;
+        r.linux.as_mut().unwrap().rcv_wnd = 99_216;
         let mut seq = 0u32;
         let mut at = |r: &mut SubflowRx, ms: u64| {
             let d = r.on_segment(SimTime::from_ms(ms), seq, 1424).ack;

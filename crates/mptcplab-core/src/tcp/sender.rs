@@ -94,7 +94,7 @@ pub enum TimerOutcome {
     /// RACK's reordering timer marked segments lost (`tcp_rack_reo_timeout`): retransmit.
     Reo,
     /// The loss probe is due (`tcp_send_loss_probe`): the connection sends one new
-    /// segment of the subflow's queue if the window allows (`SubflowTx::probe_sent`),
+    /// segment of the subflow's queue if the window allows (`SubflowTx::probe_new`),
     /// else `SubflowTx::probe_last`.
     Probe,
 }
@@ -289,7 +289,8 @@ pub struct SubflowTx {
     pub rtt: RttEstimator,
     /// Current RTO including backoff (Linux `icsk_rto`).
     pub rto: SimTime,
-    /// The transmit timer's deadline (RTO or RACK's reordering timeout, `xmit_timer`).
+    /// The transmit timer's deadline (RTO, RACK's reordering timeout or the loss probe:
+    /// `xmit_timer`).
     pub rto_deadline: Option<SimTime>,
     pub xmit_timer: XmitTimer,
     pub rto_backoffs: u32,
@@ -584,19 +585,10 @@ impl SubflowTx {
 
     /// Retransmit segment `idx` (from `next_retransmit`). Returns (seq, len, dsn).
     pub fn retransmit(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
-        self.before_send(now);
-        let stamp = self.rate_stamp();
-        let s = &mut self.segs[idx];
-        s.stamp_rate(stamp);
-        s.flags |= RETRANS | EVER_RETRANS;
-        s.sent_at = now;
-        self.retrans_fifo.push_back(s.seq);
+        let out = self.resend(now, idx);
+        self.segs[idx].flags |= RETRANS;
+        self.retrans_fifo.push_back(out.0);
         self.retrans_out += 1;
-        self.stats.segs_sent += 1;
-        self.stats.segs_retrans += 1;
-        self.stats.bytes_sent += s.len as u64;
-        self.stats.bytes_retrans += s.len as u64;
-        let out = (s.seq, s.len, s.dsn);
         // Linux `tcp_xmit_retransmit_queue` (3.x, 4.x and 6.x alike): retransmitting the
         // head of the retransmission queue restarts the retransmission timer, so a long
         // recovery that keeps repairing the head does not run into an RTO.
@@ -605,6 +597,23 @@ impl SubflowTx {
             self.rto_deadline = Some(now + self.rto);
             self.xmit_timer = XmitTimer::Rto;
         }
+        out
+    }
+
+    /// Segment `idx` leaves again (`__tcp_retransmit_skb`): a new send time and rate
+    /// stamp, EVER_RETRANS, counted as sent and retransmitted. Returns (seq, len, dsn).
+    fn resend(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
+        self.before_send(now);
+        let stamp = self.rate_stamp();
+        let s = &mut self.segs[idx];
+        s.stamp_rate(stamp);
+        s.flags |= EVER_RETRANS;
+        s.sent_at = now;
+        let out = (s.seq, s.len, s.dsn);
+        self.stats.segs_sent += 1;
+        self.stats.segs_retrans += 1;
+        self.stats.bytes_sent += out.1 as u64;
+        self.stats.bytes_retrans += out.1 as u64;
         out
     }
 
@@ -955,8 +964,7 @@ impl SubflowTx {
         // 8. RTO timer: restart when new data is acked, stop when nothing is outstanding
         // (Linux FLAG_SET_XMIT_TIMER -> tcp_rearm_rto, unless RACK armed its timer).
         if self.packets_out == 0 {
-            self.rto_deadline = None;
-            self.xmit_timer = XmitTimer::Rto;
+            self.clear_xmit_timer();
         } else if res.snd_una_advanced && !reo_armed {
             // tcp_set_xmit_timer: the loss probe where it may be scheduled, else the RTO.
             if !(self.cfg.tail_loss_probe && self.schedule_loss_probe(now, true)) {
@@ -1014,17 +1022,7 @@ impl SubflowTx {
             self.rearm_rto(now);
             return None;
         }
-        self.before_send(now);
-        let stamp = self.rate_stamp();
-        let s = &mut self.segs[last];
-        s.stamp_rate(stamp);
-        s.flags |= EVER_RETRANS;
-        s.sent_at = now;
-        let out = (s.seq, s.len, s.dsn);
-        self.stats.segs_sent += 1;
-        self.stats.segs_retrans += 1;
-        self.stats.bytes_sent += out.1 as u64;
-        self.stats.bytes_retrans += out.1 as u64;
+        let out = self.resend(now, last);
         self.tlp_retrans = true;
         self.probe_sent(now);
         Some(out)
@@ -1063,11 +1061,17 @@ impl SubflowTx {
     /// Linux `tcp_rearm_rto`: an RTO from now, or, replacing a pending RACK timer, what
     /// is left of the RTO since the head was sent (`tcp_rto_delta_us`).
     fn rearm_rto(&mut self, now: SimTime) {
-        let pending_reo = self.xmit_timer != XmitTimer::Rto && self.rto_deadline.is_some();
-        self.rto_deadline = Some(match (pending_reo, self.segs.front()) {
-            (true, Some(head)) => now + (head.sent_at + self.rto).saturating_sub(now).max(SimTime::from_us(1)),
+        let other_pending = self.xmit_timer != XmitTimer::Rto && self.rto_deadline.is_some();
+        self.rto_deadline = Some(match (other_pending, self.segs.front()) {
+            (true, Some(head)) => (head.sent_at + self.rto).max(now + SimTime::from_us(1)),
             _ => now + self.rto,
         });
+        self.xmit_timer = XmitTimer::Rto;
+    }
+
+    /// Nothing outstanding: no transmit timer (`inet_csk_clear_xmit_timer`).
+    fn clear_xmit_timer(&mut self) {
+        self.rto_deadline = None;
         self.xmit_timer = XmitTimer::Rto;
     }
 
@@ -1130,7 +1134,7 @@ impl SubflowTx {
                     first_lost.get_or_insert(i);
                     any = true;
                 } else {
-                    wait = Some(wait.map_or(limit - elapsed, |w| w.max(limit - elapsed)));
+                    wait = wait.max(Some(limit - elapsed));
                     prefix = false;
                 }
             }
@@ -1162,7 +1166,7 @@ impl SubflowTx {
                 any = true;
                 self.retrans_fifo.remove(k);
             } else {
-                wait = Some(wait.map_or(limit - elapsed, |w| w.max(limit - elapsed)));
+                wait = wait.max(Some(limit - elapsed));
                 k += 1;
             }
         }
@@ -1172,7 +1176,7 @@ impl SubflowTx {
         (any, wait)
     }
 
-    /// The transmit timer is due: an RTO, or RACK's reordering timer.
+    /// The transmit timer is due: an RTO, RACK's reordering timer or the loss probe.
     pub fn on_xmit_timer(&mut self, now: SimTime, coupling: &Coupling) -> TimerOutcome {
         match self.xmit_timer {
             XmitTimer::Rto => {
@@ -1183,8 +1187,7 @@ impl SubflowTx {
             // sends it (`probe_new` or `probe_last`).
             XmitTimer::Probe => {
                 if self.packets_out == 0 {
-                    self.rto_deadline = None;
-                    self.xmit_timer = XmitTimer::Rto;
+                    self.clear_xmit_timer();
                     TimerOutcome::Nothing
                 } else if self.tlp_high_seq.is_some() {
                     self.rearm_rto(now);
@@ -1208,8 +1211,7 @@ impl SubflowTx {
     fn on_reo_timeout(&mut self, now: SimTime, coupling: &Coupling) -> TimerOutcome {
         self.n_seen = 0;
         if self.packets_out == 0 {
-            self.xmit_timer = XmitTimer::Rto;
-            self.rto_deadline = None;
+            self.clear_xmit_timer();
             return TimerOutcome::Nothing;
         }
         self.rearm_rto(now);
