@@ -289,6 +289,33 @@ def test_a_start_cleans_dead_runs_but_leaves_a_live_concurrent_run_alone(tmp_pat
 
 
 @kernel
+def test_every_veth_of_the_emulator_steers_a_flow_to_one_cpu_so_no_link_reorders(tmp_path):
+    # Without RPS a veth queues each frame on the sending CPU's backlog, and two frames
+    # of one subflow sent from two CPUs could swap: the 100 Mbit/s lossy runs counted
+    # TCPSACKReorder and undid recoveries (docs/kernel.md, "The emulator no longer reorders").
+    from mptcplab.kernel.emulator import Emulator
+    from mptcplab.kernel.netns import RunSpace, run
+
+    plan = make_plan(Scenario.from_dict(two_path_scenario()))
+    with RunSpace() as space:
+        emu = Emulator(space, plan, tmp_path, None)
+        emu.build()
+        assert int(emu.rps_mask, 16) == (1 << (os.cpu_count() or 1)) - 1
+        seen = {}
+        for role, ns in space.ns.items():
+            out = run(["ip", "netns", "exec", ns, "sh", "-c",
+                       "for f in /sys/class/net/*/queues/rx-*/rps_cpus; do echo $f $(cat $f); done"])
+            for line in out.splitlines():
+                path, mask = line.split()
+                dev = path.split("/")[4]
+                if dev != "lo":
+                    seen[(role, dev)] = int(mask.replace(",", ""), 16)
+    devs = {d for _, d in seen}
+    assert {"c0", "c1", "s0", "rc0", "rc1", "rs0", "la0", "lb0", "la1", "lb1"} <= devs, devs
+    assert all(m == int(emu.rps_mask, 16) for m in seen.values()), seen
+
+
+@kernel
 def test_selftest_measures_delay_rate_and_loss_close_to_the_configuration():
     from mptcplab.kernel.selftest import selftest
 

@@ -554,6 +554,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
             "forwarder_config": emu.forwarder_config(),
             "ceiling_mbps": ceiling, "ceiling_source": ceiling_src,
             "rate_metering": "htb rate = ceil, stab overhead -14 (IP packet length)",
+            "receive_steering": f"RPS per flow on every veth (rps_cpus {emu.rps_mask}): no reordering within a flow",
             "mtu": plan.mtu,
             "forwarder_end_stats": {f"{k[0]}{k[1]}": v for k, v in raw["forwarder_end"].items()},
         },

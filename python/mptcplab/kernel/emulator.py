@@ -81,6 +81,7 @@ class Emulator:
         self.tc_lines: list[str] = []
         self.sysctls: dict[str, dict[str, str]] = {}
         self.ports: list[str] = []
+        self.rps_mask = ""
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
@@ -129,6 +130,22 @@ class Emulator:
         for role, names in devs.items():
             script = "; ".join(f"ethtool -K {d} tso off gso off gro off tx off >/dev/null" for d in names)
             sp.exec(role, ["sh", "-ec", script])
+        # Receive steering per flow on every veth. With offloads off a veth hands each
+        # frame to the backlog of the CPU that sent it (veth_xmit -> netif_rx ->
+        # enqueue_to_backlog), so two frames of one subflow sent from two CPUs (the
+        # app's write, an ACK's softirq, a qdisc's watchdog) could be processed in the
+        # other order: the emulator reordered, which no scenario link does (the kernel
+        # counted TCPSACKReorder and undid recoveries on 100 Mbit/s paths). RPS over all
+        # CPUs picks the backlog by the flow's hash instead (get_rps_cpu; no RFS table
+        # is set), so one flow is always processed on one CPU, in order
+        # (Documentation/networking/scaling.rst). /sys/class/net follows the namespace
+        # sysfs was mounted in, hence `ip netns exec`, which mounts it (ip-netns(8)).
+        mask = format((1 << (os.cpu_count() or 1)) - 1, "x")
+        for role, names in devs.items():
+            script = "; ".join(f"for q in /sys/class/net/{d}/queues/rx-*; do echo {mask} > $q/rps_cpus; done"
+                               for d in names)
+            run(["ip", "netns", "exec", sp.ns[role], "sh", "-ec", script])
+        self.rps_mask = mask
         self.ports = devs["r"]
         for role, names in devs.items():
             sp.ip_batch(role, [f"link set {d} up" + (" promisc on" if role == "r" else "") for d in names]

@@ -1021,6 +1021,7 @@ def run_validate(
                     if store is not None:
                         store.put(p, cc, seed, scn, stored, {
                             "kernel": kernel_release, "version": __version__, "duration_s": dur,
+                            "emulator_steering": "rps-per-flow",
                             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
                 runs["kernel"].append({"seed": seed, **stored})
                 done += 1
