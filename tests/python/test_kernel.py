@@ -316,6 +316,34 @@ def test_every_veth_of_the_emulator_steers_a_flow_to_one_cpu_so_no_link_reorders
 
 
 @kernel
+def test_the_forwarder_drops_exactly_the_frames_the_simulators_loss_stream_of_the_seed_drops(tmp_path):
+    # Common random numbers: a link's loss draws on the kernel backend are the
+    # simulator's stream "link/<name>/<dir>/loss" of the run's seed, one draw a frame,
+    # so both backends lose the same frames (the sim/kernel ratio then compares stacks,
+    # not two samples of where the first loss fell).
+    from mptcplab import _core
+    from mptcplab.kernel.emulator import Emulator, build_forwarder
+    from mptcplab.kernel.netns import RunSpace
+    from mptcplab.kernel.selftest import _plan, _udp
+
+    plan = _plan()
+    p = 0.05
+    with RunSpace() as space:
+        emu = Emulator(space, plan, tmp_path)
+        emu.build()
+        emu.start_forwarder(build_forwarder())
+        try:
+            emu.control(f"loss 0 f {p!r}")
+            res = _udp(space, plan, count=3000, size=200, rate_bps=200 * 8 * 5000, delays=False)
+        finally:
+            emu.stop_forwarder()
+    draws = _core.rng_stream_draws(plan.seed, f"link/{plan.links[0].name}/forward/loss", res["sent"])
+    expected = sum(u < p for u in draws)
+    assert res["sent"] == 3000 and 100 < expected < 200
+    assert res["sent"] - res["count"] == expected, (res["sent"] - res["count"], expected)
+
+
+@kernel
 def test_selftest_measures_delay_rate_and_loss_close_to_the_configuration():
     from mptcplab.kernel.selftest import selftest
 

@@ -231,6 +231,27 @@ def test_modes_split_runs_only_at_a_large_gap():
     assert val.modes([]) == []
 
 
+def test_fishers_exact_test_gives_the_textbook_p_values():
+    # Fisher's lady tasting tea (3 of 4 against 1 of 4): two-sided p = 34/70 = 0.4857
+    # (Agresti 2002, section 3.5.1, table 3.8).
+    assert val.fisher_exact_p(3, 4, 1, 4) == pytest.approx(34 / 70)
+    assert val.fisher_exact_p(5, 10, 5, 10) == pytest.approx(1.0)
+    # 0 of 10 against 10 of 10: the two most extreme tables, 2 / C(20, 10)
+    assert val.fisher_exact_p(0, 10, 10, 10) == pytest.approx(2 / 184756)
+    # symmetric in the backends
+    assert val.fisher_exact_p(4, 10, 9, 10) == pytest.approx(val.fisher_exact_p(9, 10, 4, 10))
+    assert 0.05 < val.fisher_exact_p(4, 10, 9, 10) < 0.06
+
+
+def test_the_exact_mann_whitney_test_gives_the_tabled_p_values():
+    # m = n = 4 fully separated: 2 / C(8, 4) = 0.0286 (Mann & Whitney 1947, table I)
+    assert val.mann_whitney_p([1, 2, 3, 4], [5, 6, 7, 8]) == pytest.approx(2 / 70)
+    # m = n = 3, U = 3: P(U <= 3) = 7/20 (null counts 1,1,2,3,3,3,3,2,1,1), two-sided 0.7
+    assert val.mann_whitney_p([1, 3, 5], [2, 4, 6]) == pytest.approx(0.7)
+    assert val.mann_whitney_p([2.0], [1.0, 3.0]) == pytest.approx(1.0)
+    assert val.mann_whitney_p([], [1.0]) is None
+
+
 def test_the_receive_deadlock_is_counted_per_run_and_per_mode_on_both_backends():
     def sim(g, stalled):
         return {"goodput_mbps": g, "shares": {"p": 1.0}, "rtt_ms": 50.0, "receive_stalled_at_s": stalled}
@@ -247,6 +268,8 @@ def test_the_receive_deadlock_is_counted_per_run_and_per_mode_on_both_backends()
     assert d["sim"] == {"runs": 3, "deadlocked": 3, "deadlocked_mbps": 1.0, "clean_mbps": None}
     assert d["kernel"]["deadlocked"] == 1 and d["kernel"]["deadlocked_mbps"] == 1.08
     assert d["kernel"]["clean_mbps"] == pytest.approx(6.21)
+    assert d["frequency_p"] == pytest.approx(0.4), "3 of 3 against 1 of 3: the two extreme tables, (3 + 3) / C(6, 4)"
+    assert d["onset_p"] == pytest.approx(0.5), "1.08 above all three 1.0: U = 0, 2 x 1/4 orderings"
     clean = val.Row("t2", "reno", {"sim": [sim(3.0, None)] * 3, "kernel": [ker(3.1, 0)] * 3})
     assert clean.figures()["deadlock"] is None, "no deadlock on either side: no entry"
 

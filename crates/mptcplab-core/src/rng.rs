@@ -30,10 +30,17 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// The SplitMix64 state the stream called `name` is expanded from. The kernel
+    /// backend's forwarder seeds its loss generators with it, so that a scenario's seed
+    /// drops the same frames on both backends (python/mptcplab/kernel/forwarder.c).
+    pub fn stream_state(seed: u64, name: &str) -> u64 {
+        seed ^ fnv1a64(name.as_bytes()).rotate_left(17)
+    }
+
     /// The stream called `name` under `seed`. Different names give independent streams,
     /// so adding a component never perturbs the streams of the others.
     pub fn stream(seed: u64, name: &str) -> Rng {
-        let mut st = seed ^ fnv1a64(name.as_bytes()).rotate_left(17);
+        let mut st = Rng::stream_state(seed, name);
         let mut s = [0u64; 4];
         for x in s.iter_mut() {
             *x = splitmix64(&mut st);

@@ -54,6 +54,19 @@ fn profiles_json() -> String { mptcplab_core::profile::catalogue_json() }
 #[pyfunction]
 fn profiles_markdown() -> String { mptcplab_core::profile::markdown() }
 
+/// The state a named random stream of the simulator is expanded from (rng.rs
+/// `Rng::stream_state`): the kernel backend's forwarder draws its losses from it.
+#[pyfunction]
+fn rng_stream_state(seed: u64, name: &str) -> u64 { mptcplab_core::rng::Rng::stream_state(seed, name) }
+
+/// The first `n` uniform draws of that stream (what a link's Bernoulli loss compares
+/// with its probability, one draw a frame): the kernel tests check the forwarder's drops.
+#[pyfunction]
+fn rng_stream_draws(seed: u64, name: &str, n: usize) -> Vec<f64> {
+    let mut r = mptcplab_core::rng::Rng::stream(seed, name);
+    (0..n).map(|_| r.next_f64()).collect()
+}
+
 #[pyfunction]
 fn components() -> Vec<(&'static str, &'static str, &'static str)> { mptcplab_core::components() }
 
@@ -428,6 +441,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(rng_stream_state, m)?)?;
+    m.add_function(wrap_pyfunction!(rng_stream_draws, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls_json, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(components_markdown, m)?)?;

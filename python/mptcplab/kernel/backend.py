@@ -550,7 +550,8 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
         "mptcp": mptcp_cfg,
         "qdiscs": emu.tc_lines,
         "emulator": {
-            "forwarder": "AF_PACKET L2 forwarder, FIFO delay line, Bernoulli loss per direction (forwarder.c)",
+            "forwarder": ("AF_PACKET L2 forwarder, FIFO delay line, Bernoulli loss per direction drawn from the "
+                          "simulator's loss stream of the seed, frame by frame (forwarder.c)"),
             "forwarder_config": emu.forwarder_config(),
             "ceiling_mbps": ceiling, "ceiling_source": ceiling_src,
             "rate_metering": "htb rate = ceil, stab overhead -14 (IP packet length)",

@@ -26,6 +26,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from .. import _core
 from ..errors import ScenarioError
 from .netns import RunSpace, run
 from .plan import Plan
@@ -201,8 +202,12 @@ class Emulator:
         idx = {name: i for i, name in enumerate(self.ports)}
         lines = [f"seed {plan.seed}"] + [f"port {p}" for p in self.ports]
         for ln in plan.links:
+            # The simulator's loss streams of this seed (rng.rs), so that both backends
+            # draw the same losses frame by frame: common random numbers, and a sim/kernel
+            # ratio that compares the stacks, not two samples of where the losses fell.
+            streams = [_core.rng_stream_state(plan.seed, f"link/{ln.name}/{d}/loss") for d in ("forward", "reverse")]
             lines.append(f"link {idx[f'la{ln.index}']} {idx[f'lb{ln.index}']} {int(round(ln.fwd.delay_s * 1e9))} "
-                         f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r}")
+                         f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r} {streams[0]} {streams[1]}")
         for p in plan.paths:
             lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
                          + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))

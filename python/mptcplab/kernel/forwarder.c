@@ -19,9 +19,12 @@
  * forward, destination address reverse), so several paths may share a link.
  *
  * Config (argv[1], one item a line):
- *   seed S
+ *   seed S                (the run's seed, for the record: the loss streams come with each link)
  *   port NAME                                   (ports are numbered in order from 0)
- *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS
+ *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS FSTREAM RSTREAM
+ *        (FSTREAM/RSTREAM: the 64-bit state the direction's loss generator is expanded
+ *        from, the simulator's stream "link/<name>/<dir>/loss" of the run's seed
+ *        (crates/mptcplab-core/src/rng.rs), so both backends drop the same frames)
  *   path CLIENT_IP CLIENT_PORT SERVER_PORT NF L.. NR L..
  *        (forward links client->server, reverse links server->client, by link index)
  *   pcap PATH FILE        (capture PATH's frames where they leave and reach the client,
@@ -204,8 +207,12 @@ static void load_config(const char *file) {
                 l->d[d].delay_ns = strtoll(strtok(NULL, " \t\n"), NULL, 10);
                 l->d[d].loss = strtod(strtok(NULL, " \t\n"), NULL);
                 l->d[d].up = 1;
-                uint64_t x = seed ^ ((uint64_t)nlinks << 8 | (uint64_t)d) * 0x2545F4914F6CDD1DULL;
+            }
+            for (int d = 0; d < 2; d++) {
+                /* Rng::stream of rng.rs: four SplitMix64 outputs of the given state. */
+                uint64_t x = strtoull(strtok(NULL, " \t\n"), NULL, 10);
                 for (int i = 0; i < 4; i++) l->d[d].rng[i] = splitmix64(&x);
+                if (!(l->d[d].rng[0] | l->d[d].rng[1] | l->d[d].rng[2] | l->d[d].rng[3])) l->d[d].rng[0] = 1;
             }
             nlinks++;
         } else if (!strcmp(tok, "pcap")) {

@@ -408,6 +408,47 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
     }
 
 
+def fisher_exact_p(a: int, n1: int, b: int, n2: int) -> float:
+    """Two-sided p-value of Fisher's exact test that `a` of `n1` and `b` of `n2` come
+    from one rate: the probability, under the hypergeometric law of the first count given
+    both margins, of every table no more likely than the observed one (Agresti,
+    Categorical Data Analysis, 2nd ed., section 3.5.1; ties within a relative 1e-7)."""
+    k, n = a + b, n1 + n2
+    total = math.comb(n, k)
+
+    def prob(x: int) -> float:
+        return math.comb(n1, x) * math.comb(n2, k - x) / total
+
+    seen = prob(a)
+    lo, hi = max(0, k - n2), min(k, n1)
+    return min(1.0, sum(q for q in (prob(x) for x in range(lo, hi + 1)) if q <= seen * (1 + 1e-7)))
+
+
+def mann_whitney_p(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Two-sided exact p-value of the Mann-Whitney U test that `xs` and `ys` come from
+    one distribution (Mann & Whitney 1947): U counts the pairs with x > y (ties 1/2), and
+    its null distribution is counted exactly over the C(m + n, m) orderings (the ties'
+    effect on it is neglected). None when either sample is empty."""
+    m, n = len(xs), len(ys)
+    if not m or not n:
+        return None
+    u = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in xs for y in ys)
+    # ways[i][j][k]: orderings of i x's and j y's with k (x, y) pairs where x comes later
+    ways = [[[0] * (m * n + 1) for _ in range(n + 1)] for _ in range(m + 1)]
+    for i in range(m + 1):
+        for j in range(n + 1):
+            if i == 0 or j == 0:
+                ways[i][j][0] = 1
+                continue
+            for k in range(i * j + 1):
+                # the largest value is an x (it beats all j y's) or a y
+                ways[i][j][k] = (ways[i - 1][j][k - j] if k >= j else 0) + ways[i][j - 1][k]
+    total = math.comb(m + n, m)
+    below = sum(ways[m][n][k] for k in range(m * n + 1) if k <= u) / total
+    above = sum(ways[m][n][k] for k in range(m * n + 1) if k >= u) / total
+    return min(1.0, 2 * min(below, above))
+
+
 def deadlocked(run: dict[str, Any]) -> bool | None:
     """Whether a run ended in the 6.18 receive deadlock (docs/research/upstream-receive-
     deadlock-measured.md): on the simulator its receiver stalled (`receive_stalled_at_s`);
@@ -528,10 +569,19 @@ class Row:
                 return None
             dead = [r["goodput_mbps"] for r, f in zip(self.runs[b], flags) if f]
             clean = [r["goodput_mbps"] for r, f in zip(self.runs[b], flags) if not f]
+            out[b + "_deadlocked_goodputs"] = dead
             out[b] = {"runs": len(flags), "deadlocked": len(dead),
                       "deadlocked_mbps": sum(dead) / len(dead) if dead else None,
                       "clean_mbps": sum(clean) / len(clean) if clean else None}
-        return out if out["sim"]["deadlocked"] or out["kernel"]["deadlocked"] else None
+        if not (out["sim"]["deadlocked"] or out["kernel"]["deadlocked"]):
+            return None
+        # Whether the two backends deadlock equally often, beyond the luck of ten runs.
+        out["frequency_p"] = fisher_exact_p(out["sim"]["deadlocked"], out["sim"]["runs"],
+                                            out["kernel"]["deadlocked"], out["kernel"]["runs"])
+        # A deadlocked run delivers nothing after its onset, so its goodput dates the onset:
+        # whether the two backends deadlock equally early.
+        out["onset_p"] = mann_whitney_p(out.pop("sim_deadlocked_goodputs"), out.pop("kernel_deadlocked_goodputs"))
+        return out
 
     def nodss(self) -> dict[str, Any] | None:
         """Per backend: the mean number of NoDSSInWindow drops a run (None where a
@@ -676,12 +726,17 @@ class ValidateReport:
                       f"{f['deadlock']['sim']['deadlocked']} of {f['deadlock']['sim']['runs']}",
                       f"{f['deadlock']['kernel']['deadlocked']} of {f['deadlock']['kernel']['runs']}",
                       cell(f["deadlock"]["sim"], "deadlocked_mbps"), cell(f["deadlock"]["kernel"], "deadlocked_mbps"),
-                      cell(f["deadlock"]["sim"], "clean_mbps"), cell(f["deadlock"]["kernel"], "clean_mbps")]
+                      cell(f["deadlock"]["sim"], "clean_mbps"), cell(f["deadlock"]["kernel"], "clean_mbps"),
+                      f"{f['deadlock']['frequency_p']:.2f}",
+                      "—" if f["deadlock"]["onset_p"] is None else f"{f['deadlock']['onset_p']:.2f}"]
                      for f in dead]
             table += ("\n\nthe receive deadlock per run (sim: the receiver stalled; kernel: TCPRcvQDrop > 0 on the "
-                      "receiver), and each mode's mean goodput in Mbit/s:\n") + render_table(
+                      "receiver), each mode's mean goodput in Mbit/s, and Fisher's exact p that both backends "
+                      "deadlock equally often and Mann-Whitney's that their deadlocked runs' goodputs, which date "
+                      "the onset, come from one distribution (small: they differ beyond the luck of the runs):\n") + render_table(
                 ["scenario", "cc", "deadlocked sim", "deadlocked kernel", "deadlocked sim Mbit/s",
-                 "deadlocked kernel Mbit/s", "clean sim Mbit/s", "clean kernel Mbit/s"], drows, right={2, 3, 4, 5, 6, 7})
+                 "deadlocked kernel Mbit/s", "clean sim Mbit/s", "clean kernel Mbit/s", "same frequency p",
+                 "same onset p"], drows, right={2, 3, 4, 5, 6, 7, 8, 9})
         dropped = [f for f in table_rows if f.get("nodss_window")]
         if dropped:
             nrows = [[f["scenario"], f["cc"], f"{f['nodss_window']['sim']['mean']:.0f}",
@@ -1021,7 +1076,7 @@ def run_validate(
                     if store is not None:
                         store.put(p, cc, seed, scn, stored, {
                             "kernel": kernel_release, "version": __version__, "duration_s": dur,
-                            "emulator_steering": "rps-per-flow",
+                            "emulator_steering": "rps-per-flow", "loss_draws": "simulator-streams",
                             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
                 runs["kernel"].append({"seed": seed, **stored})
                 done += 1
