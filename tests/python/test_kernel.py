@@ -292,7 +292,7 @@ def test_a_start_cleans_dead_runs_but_leaves_a_live_concurrent_run_alone(tmp_pat
 def test_every_veth_of_the_emulator_steers_a_flow_to_one_cpu_so_no_link_reorders(tmp_path):
     # Without RPS a veth queues each frame on the sending CPU's backlog, and two frames
     # of one subflow sent from two CPUs could swap: the 100 Mbit/s lossy runs counted
-    # TCPSACKReorder and undid recoveries (docs/kernel.md, "The emulator no longer reorders").
+    # TCPSACKReorder and undid recoveries (docs/kernel.md, "The emulator keeps a flow's order").
     from mptcplab.kernel.emulator import Emulator
     from mptcplab.kernel.netns import RunSpace, run
 
