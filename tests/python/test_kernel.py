@@ -344,6 +344,34 @@ def test_the_forwarder_drops_exactly_the_frames_the_simulators_loss_stream_of_th
 
 
 @kernel
+def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_link(tmp_path):
+    # htb's one-frame bucket lets a frame that finds the link idle leave at once; a link
+    # (and the simulator) first spends len / rate putting it on the wire: 12 ms for
+    # 1 500 B at 1 Mbit/s. The forwarder adds that time to the frame's delay.
+    import statistics
+
+    from mptcplab.kernel.emulator import Emulator, build_forwarder
+    from mptcplab.kernel.netns import RunSpace
+    from mptcplab.kernel.selftest import _plan, _udp
+
+    plan = _plan()
+    with RunSpace() as space:
+        emu = Emulator(space, plan, tmp_path)
+        emu.build()
+        emu.start_forwarder(build_forwarder())
+        try:
+            emu.set_rate(0, "f", 1e6)
+            emu.control("delay 0 f 10000000")
+            # 1 500-B IP packets 50 ms apart: each finds the link idle
+            res = _udp(space, plan, count=20, size=1472, rate_bps=1500 * 8 * 20, delays=True)
+        finally:
+            emu.stop_forwarder()
+    delays_ms = [d / 1e6 for d in res["delays_ns"]]
+    assert len(delays_ms) == 20
+    assert 21.6 < statistics.median(delays_ms) < 23.5, delays_ms  # 10 ms + 12 ms, plus the hops
+
+
+@kernel
 def test_selftest_measures_delay_rate_and_loss_close_to_the_configuration():
     from mptcplab.kernel.selftest import selftest
 

@@ -415,6 +415,23 @@ def test_the_kernel_store_keeps_a_run_whole_and_ignores_one_of_another_scenario(
     assert not list(tmp_path.rglob("*.tmp"))
 
 
+def test_a_stored_run_tells_the_emulator_revision_it_was_measured_with_and_the_report_names_older_ones(tmp_path):
+    from mptcplab.kernel.emulator import EMULATOR_REVISION
+
+    store = val.KernelStore(tmp_path)
+    p = _store_point()
+    a = Scenario.from_dict({"name": "a", "run": {"duration": "2 s"}})
+    fig = {"goodput_mbps": 9.0, "shares": {"p0": 1.0}, "rtt_ms": 21.0}
+    for seed, meta, rev in ((1, {}, 1), (2, {"emulator_steering": "rps-per-flow"}, 2),
+                            (3, {"emulator_steering": "rps-per-flow", "loss_draws": "simulator-streams"}, 3),
+                            (4, {"emulator_revision": EMULATOR_REVISION}, EMULATOR_REVISION)):
+        store.put(p, "cubic", seed, a, fig, meta)
+        assert store.revision(p, "cubic", seed) == rev
+    line = val._revision_line({"kernel_emulator_revisions": {"1": 5, "4": 2}, "emulator_revision": 4})
+    assert "the current one is 4" in line and "revision 1: 5, revision 4: 2" in line
+    assert val._revision_line({"kernel_emulator_revisions": {"4": 7}, "emulator_revision": 4}) == ""
+
+
 def test_stored_only_compares_the_simulator_with_stored_kernel_runs_without_root(tmp_path, monkeypatch):
     """With the simulator's own runs stored as the "kernel" side, every ratio is 1 and
     every share difference 0, and nothing calls the kernel backend."""

@@ -31,6 +31,14 @@ from ..errors import ScenarioError
 from .netns import RunSpace, run
 from .plan import Plan
 
+# What the emulator is, as a number stored with every kept kernel run (validate's
+# `--kernel-data`), so that runs measured before a change are told apart:
+#   1  the first emulator (issue 6)
+#   2  RPS per flow on every veth: no reordering within a flow (2026-11-27)
+#   3  the forwarder's losses drawn from the simulator's streams of the seed (2026-11-27)
+#   4  a frame's own transmission time added to its delay (2026-11-27)
+EMULATOR_REVISION = 4
+
 CACHE = Path(os.environ.get("MPTCPLAB_CACHE", Path.home() / ".cache" / "mptcplab"))
 SOURCE = Path(__file__).with_name("forwarder.c")
 SERVER_MAC = "02:00:00:02:00:01"
@@ -207,7 +215,8 @@ class Emulator:
             # ratio that compares the stacks, not two samples of where the losses fell.
             streams = [_core.rng_stream_state(plan.seed, f"link/{ln.name}/{d}/loss") for d in ("forward", "reverse")]
             lines.append(f"link {idx[f'la{ln.index}']} {idx[f'lb{ln.index}']} {int(round(ln.fwd.delay_s * 1e9))} "
-                         f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r} {streams[0]} {streams[1]}")
+                         f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r} {streams[0]} {streams[1]} "
+                         f"{self.rates.get((ln.index, 'f'), ln.fwd.rate_bps)!r} {self.rates.get((ln.index, 'r'), ln.rev.rate_bps)!r}")
         for p in plan.paths:
             lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
                          + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))
@@ -288,6 +297,8 @@ class Emulator:
         run(["tc", "-n", self.space.ns["r"], "class", "change", "dev", dev, "parent", "1:", "classid", "1:1",
              "htb", "rate", f"{rate}bit", "ceil", f"{rate}bit", "burst", str(burst), "cburst", str(burst)])
         self.rates[(link, d)] = bps
+        if self.forwarder is not None and self.forwarder.poll() is None:
+            self.control(f"rate {link} {d} {float(rate)!r}")  # the frames' transmission times follow
 
     def forwarder_stats(self) -> dict[tuple[int, str], list[int]]:
         """{(link, "f"|"r"): [in, lost, down, qdrop, out, held]}"""

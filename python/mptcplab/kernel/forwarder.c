@@ -21,7 +21,7 @@
  * Config (argv[1], one item a line):
  *   seed S                (the run's seed, for the record: the loss streams come with each link)
  *   port NAME                                   (ports are numbered in order from 0)
- *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS FSTREAM RSTREAM
+ *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS FSTREAM RSTREAM FRATE RRATE
  *        (FSTREAM/RSTREAM: the 64-bit state the direction's loss generator is expanded
  *        from, the simulator's stream "link/<name>/<dir>/loss" of the run's seed
  *        (crates/mptcplab-core/src/rng.rs), so both backends drop the same frames)
@@ -29,7 +29,7 @@
  *        (forward links client->server, reverse links server->client, by link index)
  *   pcap PATH FILE        (capture PATH's frames where they leave and reach the client,
  *                          first 128 bytes, in the classic pcap format, pcap-savefile(5))
- * Control on stdin: "delay L f|r NS", "loss L f|r P", "state L f|r 0|1", "stats"
+ * Control on stdin: "delay L f|r NS", "loss L f|r P", "rate L f|r BPS", "state L f|r 0|1", "stats"
  * (answers one "link L DIR in lost down qdrop out held" line a link and direction,
  * then "end"). End of stdin = exit 0.
  *
@@ -80,6 +80,7 @@ struct pkt {
 
 struct dirline { /* one direction of one link */
     int64_t delay_ns;
+    double rate_bps; /* the link's rate, for the frame's own transmission time */
     double loss;
     int up;
     uint64_t rng[4];
@@ -214,6 +215,7 @@ static void load_config(const char *file) {
                 for (int i = 0; i < 4; i++) l->d[d].rng[i] = splitmix64(&x);
                 if (!(l->d[d].rng[0] | l->d[d].rng[1] | l->d[d].rng[2] | l->d[d].rng[3])) l->d[d].rng[0] = 1;
             }
+            for (int d = 0; d < 2; d++) l->d[d].rate_bps = strtod(strtok(NULL, " \t\n"), NULL);
             nlinks++;
         } else if (!strcmp(tok, "pcap")) {
             int pi = atoi(strtok(NULL, " \t\n"));
@@ -268,7 +270,14 @@ static void enter_link(int l, int d, uint32_t path, const uint8_t *data, size_t 
     p->len = (uint16_t)len;
     p->path = path;
     memcpy(p->data, data, len);
-    int64_t rel = arrival_ns + dl->delay_ns;
+    /* The frame's own transmission time joins its delay. htb's bucket holds one frame
+     * (a millisecond's bytes at high rates), so a frame reaching an idle link leaves at
+     * once, where a link (and the simulator: d = max(a, d_prev) + len / rate) first
+     * spends len / rate putting it on the wire. Delaying every frame by its own time
+     * before the qdisc gives the same departures, d = max(a + s, d_prev + s), with htb
+     * still spacing a busy period at the rate. Length as htb meters it (IP, stab -14). */
+    int64_t tx_ns = dl->rate_bps > 0 ? (int64_t)((double)(len - 14) * 8e9 / dl->rate_bps) : 0;
+    int64_t rel = arrival_ns + dl->delay_ns + tx_ns;
     if (dl->tail && rel < dl->tail->release_ns) rel = dl->tail->release_ns; /* FIFO */
     p->release_ns = rel;
     if (dl->tail) dl->tail->next = p; else dl->head = p;
@@ -409,6 +418,7 @@ static void control_line(char *line) {
     }
     struct dirline *dl = &links[l].d[dir[0] == 'r' ? REV : FWD];
     if (!strcmp(cmd, "delay")) dl->delay_ns = (int64_t)v;
+    else if (!strcmp(cmd, "rate")) dl->rate_bps = v;
     else if (!strcmp(cmd, "loss")) dl->loss = v;
     else if (!strcmp(cmd, "state")) {
         dl->up = v != 0;

@@ -24,6 +24,7 @@ has one, else from `KNOWN_GAPS` below.
 from __future__ import annotations
 
 import bisect
+import collections
 import csv
 import dataclasses
 import json
@@ -39,6 +40,7 @@ from ..errors import ScenarioError
 from ..scenario import Scenario
 from ..stats import diff_ci, mean_ci, same_in_all_runs, t_quantile
 from . import apps
+from .emulator import EMULATOR_REVISION
 
 __all__ = ["MATRIX", "QUICK_MATRIX", "KNOWN_GAPS", "RATIO_RANGE", "SHARE_POINTS", "ValidateReport",
            "known_gaps", "ratio_ci", "run_validate", "sim_side", "upstream_profile_available"]
@@ -408,6 +410,17 @@ def run_figures(result: Any, bin_s: float | None = None, duration_s: float | Non
     }
 
 
+def _revision_line(meta: dict[str, Any]) -> str:
+    """Which emulator revisions the kernel runs came from, when not all the current one
+    (emulator.py EMULATOR_REVISION; docs/kernel.md says what each changed)."""
+    revs, cur = meta.get("kernel_emulator_revisions") or {}, meta.get("emulator_revision")
+    if not revs or set(revs) == {str(cur)}:
+        return ""
+    parts = ", ".join(f"revision {k}: {v}" for k, v in revs.items())
+    return (f"kernel runs by emulator revision (the current one is {cur}; earlier revisions are measured "
+            f"again by deleting their stored runs): {parts}")
+
+
 def fisher_exact_p(a: int, n1: int, b: int, n2: int) -> float:
     """Two-sided p-value of Fisher's exact test that `a` of `n1` and `b` of `n2` come
     from one rate: the probability, under the hypergeometric law of the first count given
@@ -685,6 +698,7 @@ class ValidateReport:
                if self.meta.get("reps") else f"families {', '.join(self.meta.get('families') or [])}: runs and "
                "duration per point as the family sets them (docs/kernel.md)"),
             self.meta["profile"],
+            *([_revision_line(self.meta)] if _revision_line(self.meta) else []),
             "ratio = mean sim goodput / mean kernel goodput [95 % delta-method interval]; share Δ = sim − kernel "
             "share of the connection's acked bytes, points ± 95 % CI; RTT = byte-weighted mean SRTT; "
             "n = 1: every simulator run gave the same goodput (no loss or jitter to vary it)",
@@ -940,6 +954,14 @@ class KernelStore:
             return None
         return dict(data["figures"])
 
+    def revision(self, point: Point, cc: str, seed: int) -> int:
+        """The emulator revision a stored run was measured with (emulator.py
+        EMULATOR_REVISION; runs stored before the number inferred from their keys)."""
+        data = json.loads(self.path(point, cc, seed).read_text(encoding="utf-8"))
+        if "emulator_revision" in data:
+            return int(data["emulator_revision"])
+        return 3 if "loss_draws" in data else 2 if "emulator_steering" in data else 1
+
     def put(self, point: Point, cc: str, seed: int, scenario: Scenario, figures: dict[str, Any],
             meta: dict[str, Any]) -> Path:
         path = self.path(point, cc, seed)
@@ -1047,6 +1069,7 @@ def run_validate(
     done = 0
     rows: list[Row] = []
     scenarios: dict[str, str] = {}
+    revisions: collections.Counter[int] = collections.Counter()
     kernel_release = platform.release()
     for p in points:
         n, dur = plan(p)
@@ -1065,6 +1088,10 @@ def run_validate(
                 done += 1
             for seed in range(1, n + 1):
                 stored = store.get(p, cc, seed, scn) if store is not None else None
+                if stored is not None and store is not None:
+                    revisions[store.revision(p, cc, seed)] += 1
+                else:
+                    revisions[EMULATOR_REVISION] += 1
                 if stored is None:
                     if stored_only:
                         raise ScenarioError("--kernel-data", f"no stored kernel run for {p.family}/{p.label}/{cc} "
@@ -1076,7 +1103,7 @@ def run_validate(
                     if store is not None:
                         store.put(p, cc, seed, scn, stored, {
                             "kernel": kernel_release, "version": __version__, "duration_s": dur,
-                            "emulator_steering": "rps-per-flow", "loss_draws": "simulator-streams",
+                            "emulator_revision": EMULATOR_REVISION,
                             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
                 runs["kernel"].append({"seed": seed, **stored})
                 done += 1
@@ -1084,6 +1111,8 @@ def run_validate(
     uniform = {plan(p) for p in points}
     fams = sorted({p.family for p in points}, key=list(FAMILIES).index)
     meta = {
+        "kernel_emulator_revisions": {str(k): v for k, v in sorted(revisions.items())},
+        "emulator_revision": EMULATOR_REVISION,
         "version": __version__, "kernel": kernel_release, "quick": quick,
         "reps": next(iter(uniform))[0] if len(uniform) == 1 else None,
         "duration_s": next(iter(uniform))[1] if len(uniform) == 1 else None,
