@@ -426,7 +426,7 @@ def test_a_stored_run_tells_the_emulator_revision_it_was_measured_with_and_the_r
                             (3, {"emulator_steering": "rps-per-flow", "loss_draws": "simulator-streams"}, 3),
                             (4, {"emulator_revision": EMULATOR_REVISION}, EMULATOR_REVISION)):
         store.put(p, "cubic", seed, a, fig, meta)
-        assert store.revision(p, "cubic", seed) == rev
+        assert store.load(p, "cubic", seed, a) == (fig, rev)
     line = val._revision_line({"kernel_emulator_revisions": {"1": 5, "4": 2}, "emulator_revision": 4})
     assert "the current one is 4" in line and "revision 1: 5, revision 4: 2" in line
     assert val._revision_line({"kernel_emulator_revisions": {"4": 7}, "emulator_revision": 4}) == ""

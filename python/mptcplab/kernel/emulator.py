@@ -216,7 +216,7 @@ class Emulator:
             streams = [_core.rng_stream_state(plan.seed, f"link/{ln.name}/{d}/loss") for d in ("forward", "reverse")]
             lines.append(f"link {idx[f'la{ln.index}']} {idx[f'lb{ln.index}']} {int(round(ln.fwd.delay_s * 1e9))} "
                          f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r} {streams[0]} {streams[1]} "
-                         f"{self.rates.get((ln.index, 'f'), ln.fwd.rate_bps)!r} {self.rates.get((ln.index, 'r'), ln.rev.rate_bps)!r}")
+                         f"{self.rates[(ln.index, 'f')]!r} {self.rates[(ln.index, 'r')]!r}")
         for p in plan.paths:
             lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
                          + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))

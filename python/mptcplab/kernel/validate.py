@@ -576,13 +576,14 @@ class Row:
         """Per backend: runs that deadlocked, and the mean goodput of the deadlocked and
         of the clean runs (None where a backend's runs do not tell, or none deadlocked)."""
         out: dict[str, Any] = {}
+        dead_goodputs: dict[str, list[float]] = {}
         for b in ("sim", "kernel"):
             flags = [deadlocked(r) for r in self.runs[b]]
             if any(f is None for f in flags):
                 return None
             dead = [r["goodput_mbps"] for r, f in zip(self.runs[b], flags) if f]
             clean = [r["goodput_mbps"] for r, f in zip(self.runs[b], flags) if not f]
-            out[b + "_deadlocked_goodputs"] = dead
+            dead_goodputs[b] = dead
             out[b] = {"runs": len(flags), "deadlocked": len(dead),
                       "deadlocked_mbps": sum(dead) / len(dead) if dead else None,
                       "clean_mbps": sum(clean) / len(clean) if clean else None}
@@ -593,7 +594,7 @@ class Row:
                                             out["kernel"]["deadlocked"], out["kernel"]["runs"])
         # A deadlocked run delivers nothing after its onset, so its goodput dates the onset:
         # whether the two backends deadlock equally early.
-        out["onset_p"] = mann_whitney_p(out.pop("sim_deadlocked_goodputs"), out.pop("kernel_deadlocked_goodputs"))
+        out["onset_p"] = mann_whitney_p(dead_goodputs["sim"], dead_goodputs["kernel"])
         return out
 
     def nodss(self) -> dict[str, Any] | None:
@@ -698,7 +699,7 @@ class ValidateReport:
                if self.meta.get("reps") else f"families {', '.join(self.meta.get('families') or [])}: runs and "
                "duration per point as the family sets them (docs/kernel.md)"),
             self.meta["profile"],
-            *([_revision_line(self.meta)] if _revision_line(self.meta) else []),
+            *filter(None, [_revision_line(self.meta)]),
             "ratio = mean sim goodput / mean kernel goodput [95 % delta-method interval]; share Δ = sim − kernel "
             "share of the connection's acked bytes, points ± 95 % CI; RTT = byte-weighted mean SRTT; "
             "n = 1: every simulator run gave the same goodput (no loss or jitter to vary it)",
@@ -942,7 +943,10 @@ class KernelStore:
         canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
-    def get(self, point: Point, cc: str, seed: int, scenario: Scenario) -> dict[str, Any] | None:
+    def load(self, point: Point, cc: str, seed: int, scenario: Scenario) -> tuple[dict[str, Any], int] | None:
+        """A stored run of this scenario: its figures and the emulator revision it was
+        measured with (emulator.py EMULATOR_REVISION; for runs stored before the number,
+        inferred from their keys). None when missing or stale."""
         path = self.path(point, cc, seed)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -952,15 +956,15 @@ class KernelStore:
             raise ScenarioError("--kernel-data", f"cannot read '{path}': {err}") from None
         if data.get("scenario_sha256") != self.digest(scenario):
             return None
-        return dict(data["figures"])
-
-    def revision(self, point: Point, cc: str, seed: int) -> int:
-        """The emulator revision a stored run was measured with (emulator.py
-        EMULATOR_REVISION; runs stored before the number inferred from their keys)."""
-        data = json.loads(self.path(point, cc, seed).read_text(encoding="utf-8"))
         if "emulator_revision" in data:
-            return int(data["emulator_revision"])
-        return 3 if "loss_draws" in data else 2 if "emulator_steering" in data else 1
+            revision = int(data["emulator_revision"])
+        else:
+            revision = 3 if "loss_draws" in data else 2 if "emulator_steering" in data else 1
+        return dict(data["figures"]), revision
+
+    def get(self, point: Point, cc: str, seed: int, scenario: Scenario) -> dict[str, Any] | None:
+        run = self.load(point, cc, seed, scenario)
+        return run[0] if run is not None else None
 
     def put(self, point: Point, cc: str, seed: int, scenario: Scenario, figures: dict[str, Any],
             meta: dict[str, Any]) -> Path:
@@ -1087,11 +1091,9 @@ def run_validate(
                 runs["sim"].append({"seed": seed, **run_figures(simulate(sim_scn, seed=seed), p.bin_s, dur)})
                 done += 1
             for seed in range(1, n + 1):
-                stored = store.get(p, cc, seed, scn) if store is not None else None
-                if stored is not None and store is not None:
-                    revisions[store.revision(p, cc, seed)] += 1
-                else:
-                    revisions[EMULATOR_REVISION] += 1
+                loaded = store.load(p, cc, seed, scn) if store is not None else None
+                stored = loaded[0] if loaded is not None else None
+                revisions[loaded[1] if loaded is not None else EMULATOR_REVISION] += 1
                 if stored is None:
                     if stored_only:
                         raise ScenarioError("--kernel-data", f"no stored kernel run for {p.family}/{p.label}/{cc} "
