@@ -203,6 +203,55 @@ def test_the_bounded_buffer_family_covers_both_topologies_both_first_paths_and_f
         assert len(c["paths"]) == 4 and not c["opportunistic_retransmission"] and not c["penalisation"]
 
 
+def test_only_the_loss_free_bounded_buffer_points_run_the_simulator_more_often_than_the_kernel():
+    """The bounded-buffer points have no random loss, so the simulator runs 100 seeds
+    there; points with loss draw the same losses per seed on both backends (common
+    random numbers), so their runs must pair one to one."""
+    assert all(p.sim_reps == val.BOUNDED_BUFFER_SIM_REPS == 100 for p in val.FAMILIES["bounded-buffer"])
+    for p in val.FAMILIES["bounded-buffer"]:
+        scn = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml").validate().to_dict()
+        assert not any(link.get("loss") for link in scn["links"]), p.label
+    assert all(p.sim_reps is None for fam in ("core", "lossy-start") for p in val.FAMILIES[fam])
+
+
+def test_band_power_says_how_often_a_perfect_model_misses_the_band_and_how_many_runs_fix_that():
+    # No spread, or too few simulator runs to stand for a distribution: nothing to say.
+    assert val.band_power([3.0] * 30, 10) is None
+    assert val.band_power([1.0, 5.0] * 5, 10) is None
+    # A tight distribution: three kernel runs already hit the band every time.
+    tight = [5.0 + 0.01 * (i % 7) for i in range(100)]
+    assert val.band_power(tight, 3) == {"sim_runs": 100, "kernel_runs": 3, "p_miss": 0.0, "runs_for_5pct": 3}
+    # Two modes, as where the receive deadlock splits the runs (1 and 5 Mbit/s, half each):
+    # the mean of ten runs is 1 + 0.4 k with k ~ Binomial(10, 1/2), inside the band around 3
+    # (2.61-3.53) only for k = 5 or 6, so a perfect model misses with probability
+    # 1 - (252 + 210) / 1024 = 0.549; to bring that to 5 % the mean's sd, 2 / sqrt(n), must be
+    # under 0.39 / 1.96: about a hundred runs.
+    mix = [1.0, 5.0] * 50
+    b = val.band_power(mix, 10)
+    assert abs(b["p_miss"] - 0.549) < 0.03 and b == val.band_power(mix, 10)  # the same draws every time
+    assert b["runs_for_5pct"] in (100, 150)
+    assert val.band_power(mix, b["runs_for_5pct"])["p_miss"] <= 0.05 < val.band_power(mix, 20)["p_miss"]
+
+
+def test_a_point_with_sim_reps_runs_the_simulator_that_often_and_says_so(tmp_path, monkeypatch):
+    import mptcplab
+    from mptcplab.kernel import backend
+
+    monkeypatch.setattr(backend, "check_environment", lambda: pytest.fail("stored-only must not need root"))
+    p = val.Point("test", "rate-limited-20ms", "rate-limited-20ms", ("cubic",), duration_s=2.0, reps=2, sim_reps=4)
+    monkeypatch.setitem(val.FAMILIES, "test", (p,))
+    scn = Scenario.from_toml(val.SCENARIO_DIR / "rate-limited-20ms.toml").with_duration(2.0).with_("connections[0].cc", "cubic")
+    store = val.KernelStore(tmp_path / "kd")
+    sim_scn, _ = val.sim_side(scn)
+    for seed in (1, 2):
+        store.put(p, "cubic", seed, scn, val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {})
+    rep = val.run_validate(families=["test"], kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None)
+    (row,) = rep.rows
+    assert [r["seed"] for r in row.runs["sim"]] == [1, 2, 3, 4] and [r["seed"] for r in row.runs["kernel"]] == [1, 2]
+    assert rep.meta["reps"] is None and rep.meta["points"][0]["sim_reps"] == 4
+    assert "runs: the simulator 4 a point" in rep.text() and "the kernel 2" in rep.text()
+
+
 def test_the_lossy_start_family_runs_three_ccs_five_times_with_goodput_per_5_s():
     pts = val.FAMILIES["lossy-start"]
     assert [(p.scenario, p.duration_s) for p in pts] == [

@@ -71,7 +71,11 @@ class Point:
     """One row group of the matrix: a scenario file with overrides, run with each CC.
 
     `label` names the row (unique in a family); `duration_s` and `reps` default to the
-    matrix's (30 s, 3 runs); `bin_s` asks for the goodput per bin as well as the mean."""
+    matrix's (30 s, 3 runs); `bin_s` asks for the goodput per bin as well as the mean.
+    `sim_reps`: the simulator's runs where they may outnumber the kernel's (seeds
+    1..sim_reps; default `reps`): only for points without random loss, whose seeds pair
+    nothing between the backends (with loss both backends draw the same losses per seed,
+    so the runs must pair)."""
     family: str
     label: str
     scenario: str
@@ -80,13 +84,24 @@ class Point:
     duration_s: float | None = None
     reps: int | None = None
     bin_s: float | None = None
+    sim_reps: int | None = None
+
+
+# The simulator's runs per bounded-buffer point (2026-11-27). These points have no random
+# loss: a run differs from another only by the emulator's delay error, which the simulator
+# draws as jitter (`with_emulator_noise`), and where the receive deadlock splits the runs
+# into two modes a mean over ten runs is mostly luck (the simulator against itself, ten
+# runs a side: outside 0.85-1.15 in 22-52 % of draws at the six split points of topology 1).
+# A simulator run here costs 0.03-0.1 s, so its mean is taken over 100 runs and the ratio's
+# uncertainty is the kernel's runs alone; `band_power` says how far that still reaches.
+BOUNDED_BUFFER_SIM_REPS = 100
 
 
 def _bounded_buffer() -> tuple[Point, ...]:
     """Seed 001's regime (issue 12): both topologies, the initial subflow on the fastest
     and on the slowest path, receive buffers of 100 KB, 200 KB and 1 MB of payload, and
-    200 KB with a 200 KB send buffer; reno and cubic, 60 s, 3 runs (10 where the receive
-    deadlock splits the runs)."""
+    200 KB with a 200 KB send buffer; reno and cubic, 60 s, 3 kernel runs (10 where the
+    receive deadlock splits the runs) and `BOUNDED_BUFFER_SIM_REPS` simulator runs."""
     out = []
     initials = {"seed001-topology1": (("fast", "path1"), ("slow", "path4")),
                 "seed001-topology2": (("fast", "path2"), ("slow", "path1"))}
@@ -107,7 +122,8 @@ def _bounded_buffer() -> tuple[Point, ...]:
                 label = f"{scn.removeprefix('seed001-')}/{first}/{bname}"
                 out.append(Point("bounded-buffer", label, scn,
                                  ("reno", "cubic"), (("connections[0].initial_path", path),) + over,
-                                 duration_s=60.0, reps=10 if label in two_modes else 3))
+                                 duration_s=60.0, reps=10 if label in two_modes else 3,
+                                 sim_reps=BOUNDED_BUFFER_SIM_REPS))
     return tuple(out)
 
 
@@ -325,6 +341,39 @@ def ratio_ci(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, floa
     return r, r - half, r + half
 
 
+POWER_RUNS = (3, 5, 10, 15, 20, 30, 40, 50, 60, 80, 100, 150, 200)  # kernel runs band_power tries
+POWER_DRAWS = 4000
+POWER_MIN_SIM_RUNS = 20
+
+
+def band_power(sim: Sequence[float], kernel_runs: int) -> dict[str, Any] | None:
+    """How far the ratio band reaches with `kernel_runs` kernel runs, were the kernel's runs
+    drawn from the simulator's own distribution (a perfect model): over POWER_DRAWS draws of
+    that many of the simulator's runs (with replacement), the share whose mean puts
+    mean(sim) / mean(draw) outside RATIO_RANGE (`p_miss`: the chance that a perfect model
+    misses the band by the luck of the kernel's runs), and the fewest of POWER_RUNS kernel
+    runs that bring it to 5 % or below (`runs_for_5pct`, None beyond the last). A bootstrap
+    (Efron and Tibshirani, An Introduction to the Bootstrap, 1993, ch. 6) with numpy's PCG64
+    seeded 0, so the figures repeat. None with fewer than POWER_MIN_SIM_RUNS simulator runs
+    or when they do not spread (then any number of runs gives the same mean)."""
+    import numpy as np
+
+    g = np.asarray([float(x) for x in sim])
+    if len(g) < POWER_MIN_SIM_RUNS or kernel_runs < 1 or float(g.std()) == 0.0:
+        return None
+    m = float(g.mean())
+    rng = np.random.Generator(np.random.PCG64(0))
+
+    def p_miss(n: int) -> float:
+        means = rng.choice(g, size=(POWER_DRAWS, n), replace=True).mean(axis=1)
+        with np.errstate(divide="ignore"):
+            r = np.where(means > 0, m / np.where(means > 0, means, 1.0), np.inf)
+        return float(np.mean((r < RATIO_RANGE[0]) | (r > RATIO_RANGE[1])))
+
+    return {"sim_runs": int(len(g)), "kernel_runs": int(kernel_runs), "p_miss": p_miss(kernel_runs),
+            "runs_for_5pct": next((n for n in POWER_RUNS if p_miss(n) <= 0.05), None)}
+
+
 # -- one run ----------------------------------------------------------------------------------
 def goodput_bins(result: Any, flow: str, bin_s: float, duration_s: float) -> list[float]:
     """The connection's goodput in Mbit/s over [k·bin_s, (k+1)·bin_s), from the sampled
@@ -419,6 +468,16 @@ def _revision_line(meta: dict[str, Any]) -> str:
     parts = ", ".join(f"revision {k}: {v}" for k, v in revs.items())
     return (f"kernel runs by emulator revision (the current one is {cur}; earlier revisions are measured "
             f"again by deleting their stored runs): {parts}")
+
+
+def _runs_line(rows: Sequence[Row]) -> str | None:
+    """Where the simulator ran more runs than the kernel (`Point.sim_reps`), say so."""
+    more = sorted({(len(r.runs["sim"]), len(r.runs["kernel"])) for r in rows if len(r.runs["sim"]) > len(r.runs["kernel"])})
+    if not more:
+        return None
+    kern = sorted({k for _, k in more})
+    return (f"runs: the simulator {', '.join(sorted({str(s) for s, _ in more}))} a point (seeds 1..N; no random loss, so "
+            f"its seeds pair nothing with the kernel's), the kernel {' or '.join(str(k) for k in kern)}")
 
 
 def fisher_exact_p(a: int, n1: int, b: int, n2: int) -> float:
@@ -566,6 +625,7 @@ class Row:
             "nodss_window": self.nodss(),
             "hystart": self.hystart(),
             "tail": self.tail(),
+            "band_power": band_power(sim_g, len(ker_g)),
         }
         bins = self.bins()
         if bins:
@@ -703,6 +763,7 @@ class ValidateReport:
             "ratio = mean sim goodput / mean kernel goodput [95 % delta-method interval]; share Δ = sim − kernel "
             "share of the connection's acked bytes, points ± 95 % CI; RTT = byte-weighted mean SRTT; "
             "n = 1: every simulator run gave the same goodput (no loss or jitter to vary it)",
+            *filter(None, [_runs_line(self.rows)]),
         ]
         rows = []
         table_rows = self.table()
@@ -752,6 +813,19 @@ class ValidateReport:
                 ["scenario", "cc", "deadlocked sim", "deadlocked kernel", "deadlocked sim Mbit/s",
                  "deadlocked kernel Mbit/s", "clean sim Mbit/s", "clean kernel Mbit/s", "same frequency p",
                  "same onset p"], drows, right={2, 3, 4, 5, 6, 7, 8, 9})
+        powered = [(row, f) for row, f in zip(self.rows, table_rows) if f.get("band_power")]
+        if powered:
+            prow = [[f["scenario"], f["cc"], str(f["band_power"]["sim_runs"]), str(f["band_power"]["kernel_runs"]),
+                     f"{f['band_power']['p_miss']:.2f}",
+                     f"> {POWER_RUNS[-1]}" if f["band_power"]["runs_for_5pct"] is None
+                     else str(f["band_power"]["runs_for_5pct"])]
+                    for _, f in powered]
+            table += (f"\n\nhow far the ratio band reaches with this many kernel runs, were the kernel's runs drawn "
+                      f"from the simulator's own (a perfect model; {POWER_DRAWS} draws with replacement from the "
+                      f"simulator's runs): the chance that the ratio still falls outside {RATIO_RANGE[0]:g}–"
+                      f"{RATIO_RANGE[1]:g}, and the kernel runs that bring that chance to 5 %:\n") + render_table(
+                ["scenario", "cc", "sim runs", "kernel runs", "P(miss | perfect model)", "kernel runs for <= 5 %"],
+                prow, right={2, 3, 4, 5})
         dropped = [f for f in table_rows if f.get("nodss_window")]
         if dropped:
             nrows = [[f["scenario"], f["cc"], f"{f['nodss_window']['sim']['mean']:.0f}",
@@ -1068,8 +1142,12 @@ def run_validate(
             p.duration_s if p.duration_s is not None and not quick else default_duration)
         return n, d
 
+    def sim_runs(p: Point) -> int:
+        n = plan(p)[0]
+        return max(n, p.sim_reps) if p.sim_reps is not None and not quick else n
+
     t_start = time.monotonic()
-    total = sum(len(p.ccs) * plan(p)[0] * 2 for p in points)
+    total = sum(len(p.ccs) * (plan(p)[0] + sim_runs(p)) for p in points)
     done = 0
     rows: list[Row] = []
     scenarios: dict[str, str] = {}
@@ -1087,7 +1165,7 @@ def run_validate(
             scenarios[f"{p.label}/{cc}"] = scn.to_toml()
             sim_scn, _ = sim_side(scn, profile)
             runs: dict[str, list[dict[str, Any]]] = {"sim": [], "kernel": []}
-            for seed in range(1, n + 1):
+            for seed in range(1, sim_runs(p) + 1):
                 runs["sim"].append({"seed": seed, **run_figures(simulate(sim_scn, seed=seed), p.bin_s, dur)})
                 done += 1
             for seed in range(1, n + 1):
@@ -1110,7 +1188,8 @@ def run_validate(
                 runs["kernel"].append({"seed": seed, **stored})
                 done += 1
             rows.append(Row(p.label, cc, runs, p.family))
-    uniform = {plan(p) for p in points}
+    # One line for the whole matrix only when every point runs as many runs on both backends.
+    uniform = {plan(p) for p in points} if all(sim_runs(p) == plan(p)[0] for p in points) else set()
     fams = sorted({p.family for p in points}, key=list(FAMILIES).index)
     meta = {
         "kernel_emulator_revisions": {str(k): v for k, v in sorted(revisions.items())},
@@ -1121,7 +1200,8 @@ def run_validate(
         "families": fams, "sim_profile": profile,
         "profile": profile_line, "matrix": [[p.label, list(p.ccs)] for p in points],
         "points": [{"family": p.family, "label": p.label, "scenario": p.scenario, "ccs": list(p.ccs),
-                    "overrides": [[f, v] for f, v in p.overrides], "reps": plan(p)[0], "duration_s": plan(p)[1],
+                    "overrides": [[f, v] for f, v in p.overrides], "reps": plan(p)[0],
+                    "sim_reps": sim_runs(p), "duration_s": plan(p)[1],
                     "bin_s": p.bin_s} for p in points],
         "kernel_data": str(kernel_data) if kernel_data is not None else None,
         "wall_s": round(time.monotonic() - t_start, 1),
