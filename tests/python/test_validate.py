@@ -250,6 +250,12 @@ def test_a_point_with_sim_reps_runs_the_simulator_that_often_and_says_so(tmp_pat
     assert [r["seed"] for r in row.runs["sim"]] == [1, 2, 3, 4] and [r["seed"] for r in row.runs["kernel"]] == [1, 2]
     assert rep.meta["reps"] is None and rep.meta["points"][0]["sim_reps"] == 4
     assert "runs: the simulator 4 a point" in rep.text() and "the kernel 2" in rep.text()
+    # With random loss the seeds pair the two backends' loss draws: more simulator runs are refused.
+    lossy = val.Point("test", "random-loss", "random-loss", ("cubic",), duration_s=2.0, reps=2, sim_reps=4)
+    monkeypatch.setitem(val.FAMILIES, "test", (lossy,))
+    with pytest.raises(Exception) as err:
+        val.run_validate(families=["test"], kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None)
+    assert err.value.field == "<matrix>" and "random loss" in str(err.value)
 
 
 def test_the_lossy_start_family_runs_three_ccs_five_times_with_goodput_per_5_s():

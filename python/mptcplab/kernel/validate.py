@@ -1161,6 +1161,10 @@ def run_validate(
         base = bases[p.scenario]
         for fld, value in p.overrides:
             base = base.with_(fld, value)
+        if sim_runs(p) > n and any(ln.get("loss") for ln in base.to_dict().get("links") or []):
+            # With random loss both backends draw the same losses per seed: the runs must pair.
+            raise ScenarioError("<matrix>", f"{p.family}/{p.label}: sim_reps needs a point without random loss "
+                                "(its seeds pair the backends' loss draws)")
         for cc in p.ccs:
             scn = base.with_duration(dur).with_("connections[0].cc", cc)
             for i, _f in enumerate(scn.to_dict().get("flows") or []):
