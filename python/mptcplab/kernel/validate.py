@@ -475,12 +475,12 @@ def _revision_line(meta: dict[str, Any]) -> str:
 
 def _runs_line(rows: Sequence[Row]) -> str | None:
     """Where the simulator ran more runs than the kernel (`Point.sim_reps`), say so."""
-    more = sorted({(len(r.runs["sim"]), len(r.runs["kernel"])) for r in rows if len(r.runs["sim"]) > len(r.runs["kernel"])})
+    more = [(len(r.runs["sim"]), len(r.runs["kernel"])) for r in rows if len(r.runs["sim"]) > len(r.runs["kernel"])]
     if not more:
         return None
-    kern = sorted({k for _, k in more})
-    return (f"runs: the simulator {', '.join(sorted({str(s) for s, _ in more}))} a point (seeds 1..N; no random loss, so "
-            f"its seeds pair nothing with the kernel's), the kernel {' or '.join(str(k) for k in kern)}")
+    sims, kerns = sorted({s for s, _ in more}), sorted({k for _, k in more})
+    return (f"runs: the simulator {', '.join(map(str, sims))} a point (seeds 1..N; no random loss, so its seeds pair "
+            f"nothing with the kernel's), the kernel {' or '.join(map(str, kerns))}")
 
 
 def fisher_exact_p(a: int, n1: int, b: int, n2: int) -> float:
@@ -743,9 +743,14 @@ class ValidateReport:
     gaps: list[dict[str, str]]
     gaps_source: str
     scenarios: dict[str, str] = field(default_factory=dict)  # name -> TOML (kernel side)
+    _figures: list[dict[str, Any]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def table(self) -> list[dict[str, Any]]:
-        return [r.figures() for r in self.rows]
+        """Every row's figures, computed once (the text, JSON, CSV and reproduction all read
+        them; the tests and bootstraps in them are not free)."""
+        if self._figures is None:
+            self._figures = [r.figures() for r in self.rows]
+        return self._figures
 
     def worst(self) -> dict[str, Any] | None:
         """The row whose ratio is farthest from 1 (in |log r|: 0.5 and 2 are as far)."""
@@ -816,13 +821,11 @@ class ValidateReport:
                 ["scenario", "cc", "deadlocked sim", "deadlocked kernel", "deadlocked sim Mbit/s",
                  "deadlocked kernel Mbit/s", "clean sim Mbit/s", "clean kernel Mbit/s", "same frequency p",
                  "same onset p"], drows, right={2, 3, 4, 5, 6, 7, 8, 9})
-        powered = [(row, f) for row, f in zip(self.rows, table_rows) if f.get("band_power")]
+        powered = [f for f in table_rows if f.get("band_power")]
         if powered:
-            prow = [[f["scenario"], f["cc"], str(f["band_power"]["sim_runs"]), str(f["band_power"]["kernel_runs"]),
-                     f"{f['band_power']['p_miss']:.2f}",
-                     f"> {POWER_RUNS[-1]}" if f["band_power"]["runs_for_5pct"] is None
-                     else str(f["band_power"]["runs_for_5pct"])]
-                    for _, f in powered]
+            prow = [[f["scenario"], f["cc"], str(b["sim_runs"]), str(b["kernel_runs"]), f"{b['p_miss']:.2f}",
+                     f"> {POWER_RUNS[-1]}" if b["runs_for_5pct"] is None else str(b["runs_for_5pct"])]
+                    for f in powered for b in [f["band_power"]]]
             table += (f"\n\nhow far the ratio band reaches with this many kernel runs, were the kernel's runs drawn "
                       f"from the simulator's own (a perfect model; {POWER_DRAWS} draws with replacement from the "
                       f"simulator's runs): the chance that the ratio still falls outside {RATIO_RANGE[0]:g}–"

@@ -2,24 +2,22 @@
 (5-10, 10-20, 20-40, 40-60 s): median cwnd, SRTT and packets out, each ssthresh cut's time
 and the retransmissions. The path is the third octet of the subflow's source address.
 usage: state.py OUTDIR"""
-import json, sys, statistics as st
+import statistics as st
+import sys
 from pathlib import Path
-d = Path(sys.argv[1]); info = json.loads((d / "info.json").read_text())
-A = {}; R = {}; t0 = None
-for line in (d / "bt.txt").read_text(errors="replace").splitlines():
-    p = line.split()
-    if p and p[0] == "A" and len(p) == 12:
-        path = int(p[2], 16).to_bytes(4, "little")[2]
-        t = int(p[1]) * 1e-9; t0 = t if t0 is None else min(t0, t)
-        A.setdefault(path, []).append((t, *map(int, p[3:])))
-    elif p and p[0] == "R" and len(p) == 3:
-        path = int(p[2], 16).to_bytes(4, "little")[2]; R.setdefault(path, []).append(int(p[1]) * 1e-9)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cwnd import trace3
+
+A, R, t0 = trace3(sys.argv[1])
 for path in sorted(A):
     a = A[path]
-    cuts = [round(x[0]-t0,1) for prev, x in zip(a, a[1:]) if x[4] < prev[4]]
-    out=[]
-    for lo,hi in ((5,10),(10,20),(20,40),(40,60)):
-        q=[x for x in a if lo<=x[0]-t0<hi]
-        if q: out.append(f"{lo}-{hi}s cw {st.median(x[3] for x in q):.0f} rtt {st.median(x[5] for x in q)/1000:.0f} out {st.median(x[6] for x in q):.0f}")
-    print(f"path{path}: ACKs {len(a)} retrans {len(R.get(path,[]))} ssthresh cuts at {cuts[:12]}")
+    cuts = [round(x[0] - t0, 1) for prev, x in zip(a, a[1:]) if x[4] < prev[4]]
+    out = []
+    for lo, hi in ((5, 10), (10, 20), (20, 40), (40, 60)):
+        q = [x for x in a if lo <= x[0] - t0 < hi]
+        if q:
+            out.append(f"{lo}-{hi}s cw {st.median(x[3] for x in q):.0f} rtt {st.median(x[5] for x in q) / 1000:.0f} "
+                       f"out {st.median(x[6] for x in q):.0f}")
+    print(f"path{path}: ACKs {len(a)} retrans {len(R.get(path, []))} ssthresh cuts at {cuts[:12]}")
     print("   ", " | ".join(out))
