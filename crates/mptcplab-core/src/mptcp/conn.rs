@@ -740,6 +740,11 @@ impl Connection {
                 // Linux initialises congestion control when the handshake completes
                 // (tcp_init_transfer), with the handshake's RTT known.
                 s.tx.init_cc(now);
+                // `tcp_ack` on the SYN-ACK runs `tcp_cong_control` (the SYN was out), which
+                // stores the first `sk_pacing_rate` (`tcp_update_pacing_rate`).
+                if !s.tx.cc.has_cong_control() {
+                    s.tx.update_pacing_rate();
+                }
                 if self.up.model_sndbuf {
                     // tcp_init_transfer -> tcp_init_buffer_space -> tcp_sndbuf_expand; and
                     // tcp_ack stamps rcv_tstamp.
@@ -1598,6 +1603,7 @@ impl Connection {
                 // Rate and mode the congestion control measures (AR&P, seed 004 §V).
                 // Only for schedulers that read them (`Scheduler::needs_rates`).
                 pacing_rate_bps: if rates { t.pacing_rate().map_or(0.0, |r| r.bits_per_sec()) } else { 0.0 },
+                sk_pacing_rate: t.sk_pacing_rate,
                 bw_bps: match &t.cc {
                     crate::cc::AnyCc::Bbr(b) if rates => b.bw_pps() * t.cfg.mss as f64 * 8.0,
                     _ => 0.0,

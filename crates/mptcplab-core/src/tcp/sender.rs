@@ -333,6 +333,11 @@ pub struct SubflowTx {
     last_send: SimTime,
     /// Earliest time the pacer lets the next packet leave.
     pub next_send_at: SimTime,
+    /// Linux `sk_pacing_rate` in bytes/s: a stored value that `tcp_update_pacing_rate`
+    /// refreshes at the end of each ACK `tcp_ack` takes through `tcp_cong_control` and
+    /// when the handshake completes, not a function of the current cwnd. A cwnd cut
+    /// without an ACK (restart after idle, RTO) leaves it until the next ACK. 0: never set.
+    pub sk_pacing_rate: u64,
     /// The receive window the peer advertised on this subflow's ACKs (bytes beyond
     /// this subflow's snd_una it may send; out-of-tree MPTCP keeps one per subflow).
     pub snd_wnd: u64,
@@ -399,6 +404,7 @@ impl SubflowTx {
             tlp_retrans: false,
             last_send: now,
             next_send_at: SimTime::ZERO,
+            sk_pacing_rate: 0,
             snd_wnd: u64::MAX,
             delivered: 0,
             delivered_at: now,
@@ -440,19 +446,24 @@ impl SubflowTx {
     pub fn can_send(&self, now: SimTime) -> bool { self.has_cwnd_space() && self.pacing_ok(now) }
 
     /// The pacing rate: the controller's own (BBR), else Linux's default when pacing is
-    /// on: `ratio · max(cwnd, packets_out) · mss / srtt`, ratio 200 % while
-    /// `cwnd < ssthresh / 2` and 120 % otherwise (`tcp_update_pacing_rate`, reference
-    /// `tcp.md` §1.7). None without an RTT sample (Linux then does not pace).
+    /// on, the stored `sk_pacing_rate` (`update_pacing_rate`). None without an RTT sample
+    /// (Linux then does not pace).
     pub fn pacing_rate(&self) -> Option<Bandwidth> {
         if let Some(r) = self.cc.pacing_rate(&self.st) {
             return Some(r);
         }
-        if !self.cfg.pacing || self.st.srtt == SimTime::ZERO {
+        if !self.cfg.pacing || self.st.srtt == SimTime::ZERO || self.sk_pacing_rate == 0 {
             return None;
         }
-        let ratio = if self.st.cwnd < self.st.ssthresh / 2 { 2.0 } else { 1.2 };
-        let bytes = self.st.cwnd.max(self.packets_out) as f64 * self.cfg.mss as f64;
-        Some(Bandwidth(ratio * bytes * 8.0 / self.st.srtt.secs_f64()))
+        Some(Bandwidth(self.sk_pacing_rate as f64 * 8.0))
+    }
+
+    /// Linux `tcp_update_pacing_rate` (tcp_input.c): store `sk_pacing_rate` from the
+    /// cwnd, packets out and SRTT now (`pacing_rate_formula`). Linux calls it at the end
+    /// of `tcp_cong_control`, for congestion controls without their own `cong_control`,
+    /// and when a connection becomes established.
+    pub fn update_pacing_rate(&mut self) {
+        self.sk_pacing_rate = pacing_rate_formula(self.cfg.mss, self.st.cwnd, self.st.ssthresh, self.packets_out, self.st.srtt);
     }
 
     pub fn ca_state(&self) -> CaState { self.st.ca_state }
@@ -708,6 +719,9 @@ impl SubflowTx {
         let mut rate: Option<(Seg, SimTime)> = None;
         let lost_before = self.lost_total;
         let prior_in_flight = self.in_flight();
+        // `tcp_ack`: an old ACK (below snd_una) or one with nothing outstanding before it
+        // (`no_queue`) skips `tcp_cong_control` and so the pacing-rate update.
+        let (prior_packets, prior_snd_una) = (self.packets_out, self.snd_una);
         let mut newly_sacked = 0u32;
         // 1. SACK blocks: mark segments fully covered (RFC 2018/6675 scoreboard).
         let (seen, n_seen) = (self.sack_seen, self.n_seen);
@@ -961,6 +975,9 @@ impl SubflowTx {
             self.cc.on_ack(&mut self.st, &sample, coupling);
         }
         self.st.cwnd = self.st.cwnd.max(crate::cc::MIN_CWND);
+        if prior_packets > 0 && !before(ack, prior_snd_una) && !self.cc.has_cong_control() {
+            self.update_pacing_rate();
+        }
         // 8. RTO timer: restart when new data is acked, stop when nothing is outstanding
         // (Linux FLAG_SET_XMIT_TIMER -> tcp_rearm_rto, unless RACK armed its timer).
         if self.packets_out == 0 {
@@ -1413,6 +1430,20 @@ impl SubflowTx {
 /// below the release's GSO bound (`gso_segs`, None without GSO); or `left <=
 /// tcp_max_tso_deferred_mss` (3, include/net/tcp.h); `left = cwnd - in_flight`.
 /// `tcp_tso_win_divisor` is 3 by default.
+/// `tcp_update_pacing_rate`'s value in bytes/s (tcp_input.c; reference `tcp.md` §1.7):
+/// `mss · (USEC_PER_SEC/100 << 3) · ratio · max(cwnd, packets_out) / srtt_us` with
+/// `srtt_us` Linux's SRTT in µs << 3, ratio `tcp_pacing_ss_ratio` = 200 (%) while
+/// `cwnd < ssthresh / 2` and `tcp_pacing_ca_ratio` = 120 otherwise; undivided without an
+/// RTT sample (`if (likely(tp->srtt_us))`).
+pub fn pacing_rate_formula(mss: u32, cwnd: u32, ssthresh: u32, packets_out: u32, srtt: SimTime) -> u64 {
+    let ratio: u64 = if cwnd < ssthresh / 2 { 200 } else { 120 };
+    let rate = mss as u64 * ((1_000_000 / 100) << 3) * ratio * cwnd.max(packets_out) as u64;
+    match srtt.us() * 8 {
+        0 => rate,
+        d => rate / d,
+    }
+}
+
 pub fn cwnd_limited_3_x(cwnd: u32, in_flight: u32, gso_segs: Option<u64>) -> bool {
     const TSO_WIN_DIVISOR: u64 = 3;
     const MAX_TSO_DEFERRED_MSS: u64 = 3;
@@ -1735,8 +1766,14 @@ mod tests {
         assert!(t.pacing_rate().is_none(), "no RTT sample yet");
         t.st.srtt = SimTime::from_ms(100);
         t.st.ssthresh = 10;
+        assert!(t.pacing_rate().is_none(), "no ACK has stored a rate yet");
+        t.update_pacing_rate();
         let r = t.pacing_rate().unwrap();
         assert!((r.0 / 8.0 - 173_760.0).abs() < 1.0, "{}", r.0 / 8.0);
+        // Stored, as Linux's `sk_pacing_rate`: a cwnd change without an ACK leaves it.
+        t.st.cwnd = 20;
+        assert_eq!(t.pacing_rate().unwrap().0, r.0);
+        t.st.cwnd = 10;
         t.send_new(SimTime::ZERO, 1448, 0);
         assert!(!t.pacing_ok(SimTime::from_ms(1)));
         // 1500 B at 173 760 B/s = 8.63 ms.

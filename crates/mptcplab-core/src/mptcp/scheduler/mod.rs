@@ -86,6 +86,9 @@ pub struct SubflowView {
     /// The sender's pacing rate in bit/s (BBR's own; otherwise Linux's default
     /// `ratio · cwnd · mss / srtt` when pacing is on), 0 when it does not pace.
     pub pacing_rate_bps: f64,
+    /// Linux `sk_pacing_rate` in bytes/s as the subflow last stored it
+    /// (`SubflowTx::sk_pacing_rate`: per ACK, not from the cwnd now), 0 before the first.
+    pub sk_pacing_rate: u64,
     /// BBR's bottleneck-bandwidth estimate in bit/s (payload of `bw_pps` packets of one
     /// MSS), 0 for other congestion controls.
     pub bw_bps: f64,
@@ -118,6 +121,7 @@ impl Default for SubflowView {
             packets_out: 0,
             outstanding_bytes: 0,
             pacing_rate_bps: 0.0,
+            sk_pacing_rate: 0,
             bw_bps: 0.0,
             delivery_rate_bps: 0.0,
             min_rtt: SimTime::ZERO,

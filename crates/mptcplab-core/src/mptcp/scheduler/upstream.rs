@@ -25,23 +25,21 @@
 //! `Action::Push`.
 
 use super::{Action, SchedView, Scheduler, SubflowView};
+#[cfg(test)]
+use crate::tcp::sender::pacing_rate_formula;
 use crate::mptcp::upstream::{dfrag_end, wmem_queued, DFRAG_DATA_BYTES, SEND_BURST_BYTES};
 
-/// `sk_pacing_rate` in bytes/s: a pacing controller's own rate (BBR), else Linux's
-/// `tcp_update_pacing_rate` (tcp_input.c), which every subflow keeps whether or not a
-/// qdisc paces: `mss · (USEC_PER_SEC/100 << 3) · ratio · max(cwnd, packets_out) /
-/// srtt_us` with ratio 200 (%) while `cwnd < ssthresh / 2`, else 120; undivided
-/// without an RTT sample.
+/// `sk_pacing_rate` in bytes/s: a pacing controller's own rate (BBR), else the value the
+/// subflow last stored (`SubflowTx::update_pacing_rate`, Linux `tcp_update_pacing_rate`
+/// at the end of each ACK's `tcp_cong_control`). The stored value, not one recomputed
+/// from the cwnd now: a subflow restarted after idle (`tcp_cwnd_restart`, which runs when
+/// the first burst is queued, `tcp_skb_entail`) keeps its old rate until an ACK comes,
+/// so the next decisions still see it as fast.
 pub fn sk_pacing_rate(s: &SubflowView) -> u64 {
     if !s.cc_mode.is_empty() && s.pacing_rate_bps > 0.0 {
         return (s.pacing_rate_bps / 8.0) as u64;
     }
-    let ratio: u64 = if s.cwnd < s.ssthresh / 2 { 200 } else { 120 };
-    let rate = s.mss as u64 * ((1_000_000 / 100) << 3) * ratio * s.cwnd.max(s.packets_out) as u64;
-    match s.srtt_us8() {
-        0 => rate,
-        d => rate / d,
-    }
+    s.sk_pacing_rate
 }
 
 /// `(sk_wmem_queued << 32) / pace`.
@@ -159,8 +157,11 @@ mod tests {
     /// 4 MiB send buffer.
     fn sub(srtt_ms: u64, cwnd: u32, packets_out: u32, wmem: u64) -> (SubflowView, SubflowMem) {
         let v = SubflowView { established: true, srtt: SimTime::from_ms(srtt_ms), cwnd, ssthresh: crate::cc::INFINITE_SSTHRESH, in_flight: packets_out, packets_out, ..SubflowView::default() };
-        (v, SubflowMem { wmem_queued: wmem, sndbuf: TCP_WMEM[2] })
+        (stored(v), SubflowMem { wmem_queued: wmem, sndbuf: TCP_WMEM[2] })
     }
+
+    /// `v` with the pacing rate an ACK would have stored for its cwnd, packets out and SRTT.
+    fn stored(v: SubflowView) -> SubflowView { SubflowView { sk_pacing_rate: pacing_rate_formula(v.mss, v.cwnd, v.ssthresh, v.packets_out, v.srtt), ..v } }
 
     /// Views, send-buffer states and a walk order for `SchedView`.
     struct Fixture {
@@ -179,12 +180,16 @@ mod tests {
     #[test]
     fn pacing_rate_is_linux_default_rate_with_its_slow_start_ratio() {
         // tcp.md test vector 11: cwnd 10, mss 1448, SRTT 100 ms, in CA: 1.2 x 144 800 B/s.
-        let ca = SubflowView { ssthresh: 10, ..sub(100, 10, 0, 0).0 };
+        let ca = stored(SubflowView { ssthresh: 10, ..sub(100, 10, 0, 0).0 });
         assert_eq!(sk_pacing_rate(&ca), 173_760);
         // Early slow start (cwnd < ssthresh / 2): 200 %.
         assert_eq!(sk_pacing_rate(&sub(100, 10, 0, 0).0), 289_600);
         // max(cwnd, packets_out).
-        assert_eq!(sk_pacing_rate(&SubflowView { ssthresh: 10, ..sub(100, 10, 20, 0).0 }), 347_520);
+        assert_eq!(sk_pacing_rate(&stored(SubflowView { ssthresh: 10, ..sub(100, 10, 20, 0).0 })), 347_520);
+        // The stored value, not one from the cwnd now: a cwnd cut without an ACK (restart
+        // after idle) leaves the rate an ACK stored.
+        let restarted = SubflowView { cwnd: 5, ..ca };
+        assert_eq!(sk_pacing_rate(&restarted), 173_760);
         // BBR: its own rate, bit/s to bytes/s.
         let bbr = SubflowView { cc_mode: "probe_bw", pacing_rate_bps: 8e6, ..sub(100, 10, 0, 0).0 };
         assert_eq!(sk_pacing_rate(&bbr), 1_000_000);
@@ -244,7 +249,7 @@ mod tests {
     #[test]
     fn an_active_subflow_without_a_pacing_rate_is_skipped_but_still_blocks_backups() {
         // mss 0 gives sk_pacing_rate 0: skipped, yet counted in nr_active.
-        let a = (SubflowView { mss: 0, ..sub(10, 10, 0, 0).0 }, SubflowMem { wmem_queued: 0, sndbuf: TCP_WMEM[2] });
+        let a = (stored(SubflowView { mss: 0, ..sub(10, 10, 0, 0).0 }), SubflowMem { wmem_queued: 0, sndbuf: TCP_WMEM[2] });
         let c = (SubflowView { backup: true, ..sub(5, 10, 0, 0).0 }, sub(5, 10, 0, 0).1);
         assert_eq!(pick(&[a, c], &[0, 1]), None);
     }
@@ -259,7 +264,7 @@ mod tests {
         let r0 = sk_pacing_rate(&a.0);
         assert_eq!(s.avg_pacing_rate(0), r0);
         // The rate doubled since: avg = (r0 · wmem + 2 r0 · burst) / (burst + wmem) = 1.5 r0.
-        let f = Fixture::new(&[(SubflowView { cwnd: 20, ..a.0 }, a.1)], &[0]);
+        let f = Fixture::new(&[(stored(SubflowView { cwnd: 20, ..a.0 }), a.1)], &[0]);
         s.push_bytes(&f.view(meta), 0, 0);
         assert_eq!(s.avg_pacing_rate(0), r0 + r0 / 2);
     }
