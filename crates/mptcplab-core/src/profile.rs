@@ -226,11 +226,6 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
         sim: "payload + 832 bytes per segment and tcp_sndbuf_expand with a 2 304-byte per-MSS size at mss 1448, both measured on Linux 6.18 x86-64 (ss -tm)",
     },
     Gap {
-        name: "pacing_rate_sampling",
-        kernel: "sk_pacing_rate is recomputed per ACK (tcp_update_pacing_rate); the linger time reads it",
-        sim: "computed from cwnd, ssthresh, packets_out and SRTT at each scheduling decision",
-    },
-    Gap {
         name: "deferred_work",
         kernel: "pushes to another subflow are delegated (MPTCP_DELEGATE_SEND), retransmissions run in the MPTCP worker, timers have jiffy resolution",
         sim: "all of it happens at once, with nanosecond timers",
