@@ -101,7 +101,8 @@ def _bounded_buffer() -> tuple[Point, ...]:
     """Seed 001's regime (issue 12): both topologies, the initial subflow on the fastest
     and on the slowest path, receive buffers of 100 KB, 200 KB and 1 MB of payload, and
     200 KB with a 200 KB send buffer; reno and cubic, 60 s, 3 kernel runs (10 where the
-    receive deadlock splits the runs) and `BOUNDED_BUFFER_SIM_REPS` simulator runs."""
+    receive deadlock splits the runs, 20 where ten leave the band to luck) and
+    `BOUNDED_BUFFER_SIM_REPS` simulator runs."""
     out = []
     initials = {"seed001-topology1": (("fast", "path1"), ("slow", "path4")),
                 "seed001-topology2": (("fast", "path2"), ("slow", "path1"))}
@@ -119,13 +120,19 @@ def _bounded_buffer() -> tuple[Point, ...]:
     two_modes = {"topology1/fast/rcv100KB", "topology1/fast/rcv200KB", "topology1/fast/rcv200KB-snd200KB",
                  "topology1/slow/rcv100KB", "topology1/slow/rcv200KB-snd200KB", "topology2/fast/rcv100KB",
                  "topology2/slow/rcv100KB"}
+    # Twenty where ten still leave the band to luck: a perfect model (the kernel's runs
+    # drawn from the simulator's own) fell outside 0.85-1.15 in more than 20 % of the
+    # draws with ten kernel runs (`band_power`, 2026-11-27: topology 1 fast first 200 KB
+    # 0.53 / 0.49, fast first 100 KB 0.35 / 0.34, slow first 100 KB 0.23). Measured so far
+    # at the first; the other two are next.
+    many_runs = {"topology1/fast/rcv200KB"}
     for scn, inits in initials.items():
         for first, path in inits:
             for bname, over in buffers:
                 label = f"{scn.removeprefix('seed001-')}/{first}/{bname}"
                 out.append(Point("bounded-buffer", label, scn,
                                  ("reno", "cubic"), (("connections[0].initial_path", path),) + over,
-                                 duration_s=60.0, reps=10 if label in two_modes else 3,
+                                 duration_s=60.0, reps=20 if label in many_runs else 10 if label in two_modes else 3,
                                  sim_reps=BOUNDED_BUFFER_SIM_REPS))
     return tuple(out)
 
