@@ -339,6 +339,24 @@ fn a_locked_100_kb_send_buffer_lowers_the_simulators_goodput_where_the_kernels_h
     assert!((3.0..3.5).contains(&small), "{small}");
 }
 
+/// Validate's bounded-buffer point of seed 001 `topology` (scenarios/validate/) under the
+/// upstream profile as the kernel runs were set up: in-kernel PM at `subflows_limit` 8, no
+/// opportunistic retransmission or penalisation, `receive_buffer` of payload, `initial`
+/// path first.
+fn validate_point(topology: &str, receive_buffer: &str, initial: &str) -> Scenario {
+    use mptcplab_core::scenario::Size;
+    let mut sc = scenario_file(&format!("scenarios/validate/seed001-{topology}.toml"));
+    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
+    let c = &mut sc.connections[0];
+    c.opportunistic_retransmission = None;
+    c.penalisation = None;
+    c.path_manager = Some("in_kernel".into());
+    c.path_manager_options = Some([("subflows_limit".to_string(), serde_json::json!(8))].into_iter().collect());
+    c.receive_buffer = Some(Size::parse(receive_buffer).unwrap());
+    c.initial_path = Some(initial.into());
+    sc
+}
+
 /// Issue 12: a push ends where its data frag ends. `__subflow_push_pending` hands the
 /// chosen subflow the rest of the head frag and whole frags until `snd_burst` (64 KB) is
 /// spent, and `mptcp_sendmsg_frag` copies no further than the frag, so the last skb of a
@@ -354,16 +372,7 @@ fn a_locked_100_kb_send_buffer_lowers_the_simulators_goodput_where_the_kernels_h
 #[test]
 fn an_upstream_push_ends_at_its_data_frags_end_and_the_slow_first_shares_follow_the_kernel() {
     use mptcplab_core::mptcp::upstream::DFRAG_DATA_BYTES;
-    use mptcplab_core::scenario::Size;
-    let mut sc = scenario_file("scenarios/validate/seed001-topology1.toml");
-    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
-    let c = &mut sc.connections[0];
-    c.opportunistic_retransmission = None;
-    c.penalisation = None;
-    c.path_manager = Some("in_kernel".into());
-    c.path_manager_options = Some([("subflows_limit".to_string(), serde_json::json!(8))].into_iter().collect());
-    c.receive_buffer = Some(Size::parse("200 KB").unwrap());
-    c.initial_path = Some("path4".into());
+    let sc = validate_point("topology1", "200 KB", "path4");
     let mut s = build(&sc, Some(1));
     s.conns[0].trace_sched = true;
     run_checked(&mut s, SimTime::from_secs(60));
@@ -395,16 +404,7 @@ fn an_upstream_push_ends_at_its_data_frags_end_and_the_slow_first_shares_follow_
 /// 9.39 Mbit/s; with the stored rate 18 of 85 (21 %), 11.43 Mbit/s.
 #[test]
 fn after_a_window_jump_the_slow_subflow_takes_one_burst_as_the_kernels_does() {
-    use mptcplab_core::scenario::Size;
-    let mut sc = scenario_file("scenarios/validate/seed001-topology1.toml");
-    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
-    let c = &mut sc.connections[0];
-    c.opportunistic_retransmission = None;
-    c.penalisation = None;
-    c.path_manager = Some("in_kernel".into());
-    c.path_manager_options = Some([("subflows_limit".to_string(), serde_json::json!(8))].into_iter().collect());
-    c.receive_buffer = Some(Size::parse("1 MB").unwrap());
-    c.initial_path = Some("path1".into());
+    let mut sc = validate_point("topology1", "1 MB", "path1");
     // The emulator's delay error, as validate adds it (otherwise a seed is one trajectory).
     for l in sc.links.iter_mut() {
         l.jitter = Some(mptcplab_core::scenario::Duration::parse("60 us").unwrap());
@@ -447,15 +447,7 @@ fn after_a_window_jump_the_slow_subflow_takes_one_burst_as_the_kernels_does() {
 #[test]
 fn a_subflow_window_left_stale_sends_past_the_receivers_edge_and_the_receiver_drops_it() {
     use mptcplab_core::scenario::Size;
-    let mut sc = scenario_file("scenarios/validate/seed001-topology2.toml");
-    sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
-    let c = &mut sc.connections[0];
-    c.opportunistic_retransmission = None;
-    c.penalisation = None;
-    c.path_manager = Some("in_kernel".into());
-    c.path_manager_options = Some([("subflows_limit".to_string(), serde_json::json!(8))].into_iter().collect());
-    c.receive_buffer = Some(Size::parse("1 MB").unwrap());
-    c.initial_path = Some("path1".into());
+    let mut sc = validate_point("topology2", "1 MB", "path1");
     // Without jitter a seed gives one trajectory (33 drops with RACK and the loss probe,
     // 2026-11-27); with the emulator's delay error as validate adds it (120 us a path
     // direction, two links a path) the mean of three seeds stands for the kernel's three.

@@ -1425,11 +1425,6 @@ impl SubflowTx {
     }
 }
 
-/// Linux 3.x `tcp_is_cwnd_limited(sk, in_flight)` (net/ipv4/tcp_cong.c, 3.6-3.15):
-/// `in_flight >= cwnd`; or, with GSO, `left * tcp_tso_win_divisor < cwnd` and `left`
-/// below the release's GSO bound (`gso_segs`, None without GSO); or `left <=
-/// tcp_max_tso_deferred_mss` (3, include/net/tcp.h); `left = cwnd - in_flight`.
-/// `tcp_tso_win_divisor` is 3 by default.
 /// `tcp_update_pacing_rate`'s value in bytes/s (tcp_input.c; reference `tcp.md` §1.7):
 /// `mss · (USEC_PER_SEC/100 << 3) · ratio · max(cwnd, packets_out) / srtt_us` with
 /// `srtt_us` Linux's SRTT in µs << 3, ratio `tcp_pacing_ss_ratio` = 200 (%) while
@@ -1444,6 +1439,11 @@ pub fn pacing_rate_formula(mss: u32, cwnd: u32, ssthresh: u32, packets_out: u32,
     }
 }
 
+/// Linux 3.x `tcp_is_cwnd_limited(sk, in_flight)` (net/ipv4/tcp_cong.c, 3.6-3.15):
+/// `in_flight >= cwnd`; or, with GSO, `left * tcp_tso_win_divisor < cwnd` and `left`
+/// below the release's GSO bound (`gso_segs`, None without GSO); or `left <=
+/// tcp_max_tso_deferred_mss` (3, include/net/tcp.h); `left = cwnd - in_flight`.
+/// `tcp_tso_win_divisor` is 3 by default.
 pub fn cwnd_limited_3_x(cwnd: u32, in_flight: u32, gso_segs: Option<u64>) -> bool {
     const TSO_WIN_DIVISOR: u64 = 3;
     const MAX_TSO_DEFERRED_MSS: u64 = 3;
