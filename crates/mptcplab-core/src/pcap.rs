@@ -39,8 +39,8 @@ const SERVER_PORT_BASE: u16 = 5001;
 /// Client port of subflow j of connection i: CLIENT_PORT_BASE + 64 i + j (at most 64
 /// subflows a connection, `mptcp::conn::MAX_SUBFLOWS`).
 const CLIENT_PORT_BASE: u16 = 32768;
-/// Window scale both ends announce (Linux picks 7 for tcp_rmem[2] = 6 MiB,
-/// `tcp_select_initial_window`).
+/// Window scale the client announces (Linux picks 7 for tcp_rmem[2] = 6 MiB,
+/// `tcp_select_initial_window`); the server announces its own (`SubflowInfo::wscale`).
 const WSCALE: u8 = 7;
 /// The window the client advertises: it receives no data in the simulator, so a fixed
 /// tcp_rmem[1] (131072 bytes).
@@ -85,7 +85,7 @@ struct Header {
 }
 
 /// Scaled window field of a non-SYN segment (RFC 7323 §2.3).
-fn scaled(bytes: u64) -> u16 { (bytes >> WSCALE).min(0xffff) as u16 }
+fn scaled(bytes: u64, wscale: u8) -> u16 { (bytes >> wscale).min(0xffff) as u16 }
 
 /// What the engine knows about the subflow a packet belongs to, given with each packet.
 #[derive(Clone, Copy, Debug)]
@@ -96,6 +96,11 @@ pub struct SubflowInfo {
     pub backup: bool,
     /// Payload bytes per segment (the MSS option announces mss + 12, the timestamps).
     pub mss: u32,
+    /// The server's receive window scale, as its SYN-ACK announces it: 7 for Linux's
+    /// default tcp_rmem[2], less for a locked SO_RCVBUF (2 for seed 001's 200 KB;
+    /// `tcp_select_initial_window`, the simulator's `RcvMem`), so the ACKs' window
+    /// fields carry the receiver's window to the byte, as the kernel backend's do.
+    pub wscale: u8,
 }
 
 /// The synthesized per-connection values: keys and what RFC 8684 derives from them.
@@ -268,13 +273,13 @@ impl Options {
     }
     /// The SYN's options in Linux's order: MSS, SACK-permitted + timestamps, NOP + window
     /// scale (RFC 9293 §3.7.1, RFC 2018 §2, RFC 7323 §2.2 and §3).
-    fn syn(&mut self, mss_opt: u16, val: u32, ecr: u32) {
+    fn syn(&mut self, mss_opt: u16, val: u32, ecr: u32, wscale: u8) {
         self.put(&[OPT_MSS, 4]);
         self.put(&mss_opt.to_be_bytes());
         self.put(&[OPT_SACK_PERM, 2, OPT_TS, 10]);
         self.put(&val.to_be_bytes());
         self.put(&ecr.to_be_bytes());
-        self.put(&[OPT_NOP, OPT_WSCALE, 3, WSCALE]);
+        self.put(&[OPT_NOP, OPT_WSCALE, 3, wscale]);
     }
     /// Pad to a multiple of 4 bytes with NOPs (the data offset counts 32-bit words).
     fn align(&mut self) {
@@ -425,7 +430,7 @@ impl PcapWriter {
                 flags = TCP_SYN;
                 window = 0xffff;
                 payload = 0;
-                o.syn(mss_opt, tsval(now), 0);
+                o.syn(mss_opt, tsval(now), 0, WSCALE);
                 if info.mptcp && info.initial {
                     // MP_CAPABLE on the SYN: no key in v1 (RFC 8684 §3.1, Figure 4).
                     o.put(&[OPT_MPTCP, 4, MP_CAPABLE << 4 | MPTCP_VERSION, MPC_FLAG_H]);
@@ -448,7 +453,7 @@ impl PcapWriter {
                 payload = 0;
                 // The engine keeps no send time for the SYN-ACK (its `ts` echoes the
                 // SYN's): its TSval is the SYN's.
-                o.syn(mss_opt, tsval(p.ts), s.ts_recent_server);
+                o.syn(mss_opt, tsval(p.ts), s.ts_recent_server, info.wscale);
                 if info.mptcp && info.initial {
                     // MP_CAPABLE on the SYN/ACK: the listener's key (RFC 8684 §3.1).
                     o.put(&[OPT_MPTCP, 12, MP_CAPABLE << 4 | MPTCP_VERSION, MPC_FLAG_H]);
@@ -466,7 +471,7 @@ impl PcapWriter {
                 seq = s.isn_client.wrapping_add(1);
                 ack = s.isn_server.wrapping_add(1);
                 flags = TCP_ACK;
-                window = scaled(CLIENT_WINDOW_BYTES);
+                window = scaled(CLIENT_WINDOW_BYTES, WSCALE);
                 payload = 0;
                 o.timestamps(tsval(now), s.ts_recent_client);
                 if info.mptcp && info.initial {
@@ -485,7 +490,7 @@ impl PcapWriter {
                 seq = p.seq;
                 ack = s.isn_server.wrapping_add(1);
                 flags = TCP_ACK;
-                window = scaled(CLIENT_WINDOW_BYTES);
+                window = scaled(CLIENT_WINDOW_BYTES, WSCALE);
                 payload = p.len;
                 o.timestamps(tsval(p.ts), s.ts_recent_client);
                 if info.mptcp {
@@ -519,7 +524,7 @@ impl PcapWriter {
                 let (data_ack, edge) = if p.kind == PacketKind::Ack { (p.data_ack, p.rwnd_edge) } else { (conn_data_ack, conn_edge) };
                 // An MPTCP subflow advertises the connection-level window from DATA_ACK
                 // (RFC 8684 §3.3.4); a plain TCP receiver its own, the same number here.
-                window = scaled(edge.saturating_sub(data_ack));
+                window = scaled(edge.saturating_sub(data_ack), info.wscale);
                 payload = 0;
                 o.timestamps(tsval(p.ts), s.ts_recent_server);
                 if info.mptcp {
@@ -560,7 +565,7 @@ impl PcapWriter {
         o.timestamps(tsval(now), s.ts_recent_client);
         o.put(&[OPT_MPTCP, 3, MP_PRIO << 4 | info.backup as u8]);
         o.align();
-        let hdr = Header { seq: snd_nxt, ack: s.isn_server.wrapping_add(1), flags: TCP_ACK, window: scaled(CLIENT_WINDOW_BYTES), payload: 0, ip_id: s.next_ip_id(true) };
+        let hdr = Header { seq: snd_nxt, ack: s.isn_server.wrapping_add(1), flags: TCP_ACK, window: scaled(CLIENT_WINDOW_BYTES, WSCALE), payload: 0, ip_id: s.next_ip_id(true) };
         self.record(now, (route_fwd / 2) as usize, true, conn, sub, hdr, &o);
     }
 
@@ -667,7 +672,7 @@ mod tests {
         let plan = crate::Scenario::from_json(json).unwrap().plan().unwrap();
         let sink = Shared::default();
         let mut w = PcapWriter::new(&plan, 1, vec![Box::new(sink.clone())]);
-        let info = SubflowInfo { mptcp: true, initial: true, backup: false, mss: 1448 };
+        let info = SubflowInfo { mptcp: true, initial: true, backup: false, mss: 1448, wscale: WSCALE };
         let mut syn = Packet::new(PacketKind::Syn, 0, 0, 0, 60);
         syn.seq = 1000;
         w.on_send(SimTime::ZERO, &syn, info);

@@ -259,7 +259,7 @@ impl Simulator {
         for (i, backup) in signals {
             let conn = &self.conns[c];
             let s = &conn.subflows[i];
-            let info = SubflowInfo { mptcp: true, initial: i == conn.cfg.initial_path, backup, mss: s.tx.cfg.mss };
+            let info = SubflowInfo { mptcp: true, initial: i == conn.cfg.initial_path, backup, mss: s.tx.cfg.mss, wscale: conn.rcv.pcap_wscale() };
             let (route, snd_nxt) = (s.route_fwd, s.tx.snd_nxt);
             if let Some(w) = self.pcap.as_deref_mut() {
                 w.on_mp_prio(self.now, c as u32, i as u16, route, snd_nxt, info);
@@ -275,7 +275,7 @@ impl Simulator {
     fn pcap_packet(&mut self, p: &Packet, arrived: bool) {
         let c = &self.conns[p.conn as usize];
         let s = &c.subflows[p.sub as usize];
-        let info = SubflowInfo { mptcp: c.cfg.mptcp, initial: p.sub as usize == c.cfg.initial_path, backup: s.backup, mss: s.tx.cfg.mss };
+        let info = SubflowInfo { mptcp: c.cfg.mptcp, initial: p.sub as usize == c.cfg.initial_path, backup: s.backup, mss: s.tx.cfg.mss, wscale: c.rcv.pcap_wscale() };
         if let Some(w) = self.pcap.as_deref_mut() {
             if arrived {
                 w.on_arrive(self.now, p, info);

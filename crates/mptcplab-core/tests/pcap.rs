@@ -247,3 +247,59 @@ fn a_failing_sink_stops_only_its_own_capture_and_finish_names_its_path() {
     let first = ok.0.lock().unwrap().clone();
     assert!(records(&first).len() > 500, "the other path's capture is whole");
 }
+
+/// The server's window scale from its SYN-ACKs and the scaled windows of its ACKs.
+fn server_windows(file: &[u8]) -> (Vec<u8>, Vec<u32>) {
+    let (mut scales, mut windows) = (Vec::new(), Vec::new());
+    for r in records(file) {
+        let ip = &r.data;
+        if ip[12..16] != [10, 200, 0, 1] {
+            continue;
+        }
+        let tcp = &ip[20..];
+        let thl = (tcp[12] >> 4) as usize * 4;
+        if tcp[13] & 0x02 != 0 {
+            scales.extend(options(&tcp[20..thl]).into_iter().filter(|(k, _)| *k == 3).map(|(_, b)| b[0]));
+        } else {
+            windows.push(be16(&tcp[14..]) as u32);
+        }
+    }
+    (scales, windows)
+}
+
+#[test]
+fn the_server_announces_its_own_window_scale_and_its_acks_carry_the_window_to_that_unit() {
+    // Linux 6.18 with SO_RCVBUF 200 KB (the kernel backend's capture of seed 001's
+    // topology 1): the SYN-ACK says wscale 2, the ACKs' windows are the receiver's to
+    // 4 bytes (199 852, 200 484, ...). Without a locked buffer, tcp_rmem[2] = 6 MiB: 7.
+    let toml = |buffer: &str| {
+        format!(
+            r#"
+name = "wscale"
+links = [{{ name = "a", rate = "5 Mbit/s", delay = "10 ms", queue = "100 pkt" }},
+         {{ name = "b", rate = "1 Mbit/s", delay = "100 ms", queue = "100 pkt" }}]
+[run]
+duration = "3 s"
+profile = "upstream"
+[[paths]]
+name = "p0"
+links = ["a"]
+[[paths]]
+name = "p1"
+links = ["b"]
+[[connections]]
+name = "c"
+paths = ["p0", "p1"]
+{buffer}
+"#
+        )
+    };
+    let (_, files) = run_with_pcap(&toml("receive_buffer = \"200 KB\""), 3);
+    let (scales, windows) = server_windows(&files[0]);
+    assert_eq!(scales, vec![2], "one SYN-ACK on p0");
+    let bytes: Vec<u32> = windows.iter().map(|w| w << 2).collect();
+    assert!(bytes.iter().all(|&b| b <= 201_276), "at most the empty buffer's window");
+    assert!(bytes.iter().any(|&b| b % 128 != 0), "finer than the 128-byte unit of scale 7");
+    let (_, files) = run_with_pcap(&toml(""), 1);
+    assert_eq!(server_windows(&files[0]).0, vec![7]);
+}

@@ -283,6 +283,10 @@ impl MetaReceiver {
         self.window_edge();
     }
 
+    /// The receive window scale a capture shows for this receiver: `RcvMem`'s under
+    /// `skb` memory, else the 7 of Linux's default tcp_rmem[2] (6 MiB).
+    pub fn pcap_wscale(&self) -> u8 { self.skb.as_ref().map_or(7, |m| m.rcv_wscale as u8) }
+
     /// Buffer occupancy in payload bytes (unread in-order data + out-of-order queue).
     pub fn occupancy(&self) -> u64 { self.unread + self.ooo_bytes }
 
