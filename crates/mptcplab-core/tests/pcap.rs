@@ -273,30 +273,12 @@ fn the_server_announces_its_own_window_scale_and_its_acks_carry_the_window_to_th
     // topology 1): the SYN-ACK says wscale 2, the ACKs' windows are the receiver's to
     // 4 bytes (199 852, 200 484, ...). Without a locked buffer, tcp_rmem[2] = 6 MiB: 7.
     let toml = |buffer: &str| {
-        format!(
-            r#"
-name = "wscale"
-links = [{{ name = "a", rate = "5 Mbit/s", delay = "10 ms", queue = "100 pkt" }},
-         {{ name = "b", rate = "1 Mbit/s", delay = "100 ms", queue = "100 pkt" }}]
-[run]
-duration = "3 s"
-profile = "upstream"
-[[paths]]
-name = "p0"
-links = ["a"]
-[[paths]]
-name = "p1"
-links = ["b"]
-[[connections]]
-name = "c"
-paths = ["p0", "p1"]
-{buffer}
-"#
-        )
+        let run = "duration = \"3 s\"\n    profile = \"upstream\"";
+        two_link_toml(run, ("5 Mbit/s", "10 ms", "100 pkt"), "", ("1 Mbit/s", "100 ms", "100 pkt"), buffer)
     };
     let (_, files) = run_with_pcap(&toml("receive_buffer = \"200 KB\""), 3);
     let (scales, windows) = server_windows(&files[0]);
-    assert_eq!(scales, vec![2], "one SYN-ACK on p0");
+    assert_eq!(scales, vec![2], "one SYN-ACK on pa");
     let bytes: Vec<u32> = windows.iter().map(|w| w << 2).collect();
     assert!(bytes.iter().all(|&b| b <= 201_276), "at most the empty buffer's window");
     assert!(bytes.iter().any(|&b| b % 128 != 0), "finer than the 128-byte unit of scale 7");
