@@ -411,7 +411,10 @@ def test_a_background_flow_shares_the_bottleneck_and_a_rate_step_is_applied_whil
     s = r.summary.set_index("flow")
     assert (s["integrity"] == "ok").all()
     assert s.loc["tcp", "kind"] == "tcp" and s.loc["tcp", "cc"] == "reno" and s.loc["mp", "cc"] == "cubic"
-    assert s.loc["tcp", "bytes_delivered"] > 200_000 and s.loc["mp", "bytes_delivered"] > 200_000
+    # reno against cubic's two subflows takes a small, noisy share: ten runs (2026-11-27) gave the
+    # tcp flow 167-414 kB and the connection 2.39-2.57 MB. 100 kB is 4 % of what the neck carries
+    # while the flow runs (8 Mbit/s for 1.5 s, then 4 Mbit/s for 2 s): the flow does share the queue
+    assert s.loc["tcp", "bytes_delivered"] > 100_000 and s.loc["mp", "bytes_delivered"] > 1_000_000
     # one queue for all three paths: together no more than the bottleneck carried
     total = s["bytes_delivered"].sum() * 8 / 1e6
     assert total < 8 * 2 + 4 * 2 + 1, total
