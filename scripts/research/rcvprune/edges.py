@@ -6,6 +6,9 @@ window edge" (2026-11-27, issue 12).
                              by subflow and by what bounded the window it announced
   edges.py BT_TXT ratios     the scaling ratio the memory-bound windows imply, over time
   edges.py BT_TXT shrink     ACKs whose subflow window fell below tcp_receive_window
+  edges.py releases BT_TXT... the window releases (DATA_ACK jumps > 50 kB) of one or more
+                             runs, by the subflow whose ACK carried them, with how full the
+                             MPTCP socket's memory was at the ACK before (rmem - sk_rcvbuf)
 
 At each ACK the kernel runs tcp_select_window (the window is min(the MPTCP socket's free
 space x its scaling ratio, the subflow's rcv_ssthresh) aligned to the scale, never less
@@ -81,7 +84,31 @@ def below_receive_window(recs):
     return n, sorted(out)
 
 
+def releases(paths):
+    """Per subflow: the memory margin (rmem - sk_rcvbuf, B) at the ACK before each
+    DATA_ACK jump of more than 50 kB."""
+    out = {}
+    for path in paths:
+        last_ack = last_margin = None
+        for r in records(path):
+            sub, rmem, ack, rcvbuf = r[1], r[3], r[4], r[6]
+            if last_ack is not None and ack - last_ack > 50_000:
+                out.setdefault(sub, []).append(last_margin)
+            last_ack = ack if last_ack is None else max(last_ack, ack)
+            last_margin = rmem - rcvbuf
+    return out
+
+
 def main(argv):
+    if argv[1] == "releases":
+        out = releases(argv[2:])
+        print(sum(len(v) for v in out.values()), f"releases in {len(argv) - 2} runs; margin = rmem - sk_rcvbuf at the ACK before")
+        for sub, v in sorted(out.items()):
+            v.sort()
+            bins = Counter(max(x // 20_000 * 20, -240) for x in v)
+            print(f"  {sub} {len(v):4} releases, within 5 kB of full {sum(1 for x in v if x > -5_000)}, "
+                  f"median {v[len(v) // 2] // 1000} kB, 20-kB bins {sorted(bins.items())}")
+        return
     recs = records(argv[1])
     if len(argv) > 2 and argv[2] == "shrink":
         n, out = below_receive_window(recs)
