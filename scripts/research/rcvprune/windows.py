@@ -42,6 +42,36 @@ def load(d):
     return ev
 
 
+def first_sends(ev):
+    """The first send of each DSN: dsn -> (t, path, len)."""
+    out = {}
+    for t, k, p, a, b in ev:
+        if k == "D":
+            out.setdefault(a, (t, p, b))
+    return out
+
+
+def first_acks(ev):
+    """When each DATA_ACK value first reached the client: data_ack -> t."""
+    out = {}
+    for t, k, _, a, _ in ev:
+        if k == "A":
+            out.setdefault(a, t)
+    return out
+
+
+def releases(ev, min_jump=50_000):
+    """Each DATA_ACK jump of more than `min_jump` bytes: (t, left-edge DSN, jump)."""
+    last, out = None, []
+    for t, k, _, a, _ in ev:
+        if k != "A":
+            continue
+        if last is not None and a - last > min_jump:
+            out.append((t, last, a - last))
+        last = a if last is None else max(last, a)
+    return out
+
+
 def main(argv):
     cmd, d = argv[1], argv[2]
     ev = load(d)
