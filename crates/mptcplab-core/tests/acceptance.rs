@@ -179,30 +179,52 @@ fn payload_accounting_blocks_the_seed_001_topology_only_mildly() {
 }
 
 /// Acceptance 4 under `run.profile = "upstream"` (Linux 6.x, the kernel the kernel backend
-/// runs and measured: 4.04 against 14.63 Mbit/s for this scenario, docs/kernel.md), with
-/// the backend's PM limits (subflows 8): the in-kernel PM opens the same four subflows as
+/// runs and measured: 4.04 against 14.63 Mbit/s for this scenario with the fast path
+/// first, the mean of three runs of 1.04, 8.30 and 2.77, docs/kernel.md), with the
+/// backend's PM limits (subflows 8): the in-kernel PM opens the same four subflows as
 /// fullmesh does towards a single-address server. The scenario file is unchanged.
 ///
 /// With the fast path first the blocking is the receive deadlock of 6.18
 /// (docs/research/upstream-receive-deadlock-measured.md): a window of out-of-order skbs
-/// ends over sk_rcvbuf and nothing is pulled again. It needs the receive memory
-/// (`tcp.receive_memory = "skb"`) and Nagle on the subflows (a sub-MSS segment waits, and
-/// grows, while another is unacknowledged); before Nagle the simulator's fills stopped at
-/// 292 608 B and this case gave 7.9 against 14.5 Mbit/s (no blocking).
+/// ends over sk_rcvbuf and nothing is pulled again. Whether and when a run deadlocks
+/// varies from run to run on the kernel (gap `deadlock_timing`), so that case is judged
+/// as the kernel's was, on the mean over runs: twenty seeds with the kernel emulator's
+/// measured delay error as per-link jitter (as `mptcplab validate` adds it: 0-120 us a
+/// path direction, 60 us on each of a path's two links), against five at 8 MB. (Until
+/// 2026-11-27 this test asserted on the one trajectory of the jitter-free scenario.)
 #[test]
 fn a_small_receive_buffer_blocks_the_seed_001_topology_under_the_upstream_profile() {
     let sc = upstream_rbpm_4path_a();
-    check_blocking(sc.clone(), "upstream profile");
-    let mut s1 = sc;
-    s1.connections[0].initial_path = Some("path1".into());
-    s1.connections[0].receive_buffer = Some(mptcplab_core::scenario::Size::parse("200 KB").unwrap());
-    let mut s = build(&s1, None);
-    s.run();
-    let c = &s.conns[0];
-    let b = c.rcv.rcvbuf;
-    println!("path1 first, 200 KB: sk_rcvbuf {b}, largest MPTCP rmem {}, stalled at {:?}, drops {} in sequence, {} out of order", c.stats.rcv_rmem_max, c.stats.rcv_stalled_at, c.stats.rcvq_drops, c.stats.ofo_drops);
-    assert!(c.stats.rcv_rmem_max > b && c.stats.rcv_stalled_at.is_some(), "the deadlock");
-    assert!(c.stats.rcvq_drops > 0, "MPTCP-level re-sends then overflow a subflow");
+    // Slow path first: one mode on both backends (kernel 1.80 +- 0.03 Mbit/s at 200 KB).
+    let g = small_and_large_buffer_goodput(&sc, "path4");
+    println!("acceptance 4 (upstream profile): initial subflow on path4: 200 KB {:.3}, 8 MB {:.3} Mbit/s", g[0], g[1]);
+    assert!(g[0] <= 0.5 * g[1] && g[1] >= 0.8 * 16.0, "path4: {g:?}");
+    // Fast path first, over jittered seeds.
+    let mut jittered = sc;
+    for l in &mut jittered.links {
+        l.jitter = Some(mptcplab_core::scenario::Duration::parse("60 us").unwrap());
+    }
+    jittered.connections[0].initial_path = Some("path1".into());
+    let run = |buf: &str, seed: u64| {
+        let mut x = jittered.clone();
+        x.connections[0].receive_buffer = Some(mptcplab_core::scenario::Size::parse(buf).unwrap());
+        let mut s = build(&x, Some(seed));
+        s.run();
+        let c = &s.conns[0];
+        (goodput(&s, 0), c.stats.rcv_rmem_max > c.rcv.rcvbuf && c.stats.rcv_stalled_at.is_some() && c.stats.rcvq_drops > 0)
+    };
+    let small: Vec<(f64, bool)> = (1..=20).map(|seed| run("200 KB", seed)).collect();
+    let large: Vec<f64> = (1..=5).map(|seed| run("8 MB", seed).0).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let g_small = mean(&small.iter().map(|r| r.0).collect::<Vec<_>>());
+    let deadlocked = small.iter().filter(|r| r.1).count();
+    println!(
+        "acceptance 4 (upstream profile): initial subflow on path1: 200 KB {g_small:.3} Mbit/s over 20 seeds ({deadlocked} deadlocked: MPTCP memory over sk_rcvbuf, the reader stalled, then subflow drops), 8 MB {:.3}",
+        mean(&large)
+    );
+    assert!(g_small <= 0.5 * mean(&large), "path1: {small:?} against {large:?}");
+    assert!(mean(&large) >= 0.8 * 16.0, "path1: {large:?}");
+    assert!(deadlocked > 0, "the blocking is the receive deadlock: {small:?}");
 }
 
 fn upstream_rbpm_4path_a() -> mptcplab_core::Scenario {
