@@ -372,6 +372,35 @@ def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_
 
 
 @kernel
+def test_back_to_back_frames_leave_a_slow_link_one_transmission_time_apart(tmp_path):
+    # A link sends one frame at a time: five 1 500-B packets sent back to back through
+    # 1 Mbit/s and 10 ms arrive 22, 34, 46, 58 and 70 ms after they left. htb sends while
+    # its tokens are >= 0 before charging, so with a one-frame bucket (emulator revision 4)
+    # the second frame left with the first and arrived 12 ms early.
+    from mptcplab.kernel.emulator import Emulator, build_forwarder
+    from mptcplab.kernel.netns import RunSpace
+    from mptcplab.kernel.selftest import _plan, _udp
+
+    plan = _plan()
+    gaps = []
+    with RunSpace() as space:
+        emu = Emulator(space, plan, tmp_path)
+        emu.build()
+        emu.start_forwarder(build_forwarder())
+        try:
+            emu.set_rate(0, "f", 1e6)
+            emu.control("delay 0 f 10000000")
+            for _ in range(3):
+                res = _udp(space, plan, count=5, size=1472, rate_bps=None, delays=True)
+                d = [x / 1e6 for x in res["delays_ns"]]
+                assert len(d) == 5, d
+                gaps += [b - a for a, b in zip(d, d[1:])]
+        finally:
+            emu.stop_forwarder()
+    assert 10.5 < min(gaps) and max(gaps) < 13.5, gaps  # 12 ms each (revision 4: the first about 0)
+
+
+@kernel
 def test_selftest_measures_delay_rate_and_loss_close_to_the_configuration():
     from mptcplab.kernel.selftest import selftest
 

@@ -37,7 +37,11 @@ from .plan import Plan
 #   2  RPS per flow on every veth: no reordering within a flow (2026-11-27)
 #   3  the forwarder's losses drawn from the simulator's streams of the seed (2026-11-27)
 #   4  a frame's own transmission time added to its delay (2026-11-27)
-EMULATOR_REVISION = 4
+#   5  links below ~12 Mbit/s send one frame at a time after idle: htb's bucket is 1 B
+#      there, where a one-frame bucket let a burst's second frame follow the first at
+#      once (2026-11-27; docs/kernel.md, "The emulator lets the first two frames of a
+#      burst through together")
+EMULATOR_REVISION = 5
 
 CACHE = Path(os.environ.get("MPTCPLAB_CACHE", Path.home() / ".cache" / "mptcplab"))
 SOURCE = Path(__file__).with_name("forwarder.c")
@@ -73,9 +77,14 @@ def build_forwarder() -> Path:
 
 
 def htb_burst(rate_bps: float, mtu: int) -> int:
-    """htb bucket: one frame, or 1 ms worth of bytes at high rates, so htb's timer can
-    keep up without letting bursts through that a real link would space out."""
-    return max(mtu + 14, int(rate_bps / 8 * 0.001))
+    """htb bucket: 1 ms worth of bytes at high rates, so htb's timer can keep up; 1 B where
+    that is less than a frame. htb sends while a class's tokens are >= 0 *before* it
+    charges the frame (sch_htb.c `htb_class_mode`), so a bucket of one frame let a burst's
+    second frame leave with the first; with 1 B each frame waits until the one before it
+    is paid for, and the forwarder has already given it its own transmission time: the
+    frames of a burst arrive one transmission time apart, as on a link of that rate."""
+    per_ms = int(rate_bps / 8 * 0.001)
+    return per_ms if per_ms >= mtu + 14 else 1
 
 
 class Emulator:

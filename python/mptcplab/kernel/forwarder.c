@@ -270,12 +270,14 @@ static void enter_link(int l, int d, uint32_t path, const uint8_t *data, size_t 
     p->len = (uint16_t)len;
     p->path = path;
     memcpy(p->data, data, len);
-    /* The frame's own transmission time joins its delay. htb's bucket holds one frame
-     * (a millisecond's bytes at high rates), so a frame reaching an idle link leaves at
-     * once, where a link (and the simulator: d = max(a, d_prev) + len / rate) first
-     * spends len / rate putting it on the wire. Delaying every frame by its own time
-     * before the qdisc gives the same departures, d = max(a + s, d_prev + s), with htb
-     * still spacing a busy period at the rate. Length as htb meters it (IP, stab -14). */
+    /* The frame's own transmission time joins its delay. htb lets a frame that reaches
+     * an idle link leave at once (its bucket is 1 B below ~12 Mbit/s, a millisecond's
+     * bytes above), where a link (and the simulator: d = max(a, d_prev) + len / rate)
+     * first spends len / rate putting it on the wire. Delaying every frame by its own
+     * time before the qdisc gives the same departures, d = max(a + s, d_prev + s), with
+     * htb spacing a busy period at the rate: each frame waits until the one before it
+     * is paid for (emulator revision 5; a one-frame bucket had let a burst's second
+     * frame follow the first at once). Length as htb meters it (IP, stab -14). */
     int64_t tx_ns = dl->rate_bps > 0 ? (int64_t)((double)(len - 14) * 8e9 / dl->rate_bps) : 0;
     int64_t rel = arrival_ns + dl->delay_ns + tx_ns;
     if (dl->tail && rel < dl->tail->release_ns) rel = dl->tail->release_ns; /* FIFO */
