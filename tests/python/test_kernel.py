@@ -343,13 +343,9 @@ def test_the_forwarder_drops_exactly_the_frames_the_simulators_loss_stream_of_th
     assert res["sent"] - res["count"] == expected, (res["sent"] - res["count"], expected)
 
 
-@kernel
-def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_link(tmp_path):
-    # htb's one-frame bucket lets a frame that finds the link idle leave at once; a link
-    # (and the simulator) first spends len / rate putting it on the wire: 12 ms for
-    # 1 500 B at 1 Mbit/s. The forwarder adds that time to the frame's delay.
-    import statistics
-
+def _udp_through_a_1mbit_10ms_link(tmp_path: Path, *sends: dict) -> list[dict]:
+    """The selftest's plan with its first link at 1 Mbit/s and 10 ms forward, the
+    forwarder running: one selftest UDP exchange (`_udp` keywords) per item of `sends`."""
     from mptcplab.kernel.emulator import Emulator, build_forwarder
     from mptcplab.kernel.netns import RunSpace
     from mptcplab.kernel.selftest import _plan, _udp
@@ -362,10 +358,20 @@ def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_
         try:
             emu.set_rate(0, "f", 1e6)
             emu.control("delay 0 f 10000000")
-            # 1 500-B IP packets 50 ms apart: each finds the link idle
-            res = _udp(space, plan, count=20, size=1472, rate_bps=1500 * 8 * 20, delays=True)
+            return [_udp(space, plan, delays=True, **kw) for kw in sends]
         finally:
             emu.stop_forwarder()
+
+
+@kernel
+def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_link(tmp_path):
+    # htb's one-frame bucket lets a frame that finds the link idle leave at once; a link
+    # (and the simulator) first spends len / rate putting it on the wire: 12 ms for
+    # 1 500 B at 1 Mbit/s. The forwarder adds that time to the frame's delay.
+    import statistics
+
+    # 1 500-B IP packets 50 ms apart: each finds the link idle
+    (res,) = _udp_through_a_1mbit_10ms_link(tmp_path, dict(count=20, size=1472, rate_bps=1500 * 8 * 20))
     delays_ms = [d / 1e6 for d in res["delays_ns"]]
     assert len(delays_ms) == 20
     assert 21.6 < statistics.median(delays_ms) < 23.5, delays_ms  # 10 ms + 12 ms, plus the hops
@@ -377,26 +383,11 @@ def test_back_to_back_frames_leave_a_slow_link_one_transmission_time_apart(tmp_p
     # 1 Mbit/s and 10 ms arrive 22, 34, 46, 58 and 70 ms after they left. htb sends while
     # its tokens are >= 0 before charging, so with a one-frame bucket (emulator revision 4)
     # the second frame left with the first and arrived 12 ms early.
-    from mptcplab.kernel.emulator import Emulator, build_forwarder
-    from mptcplab.kernel.netns import RunSpace
-    from mptcplab.kernel.selftest import _plan, _udp
-
-    plan = _plan()
     gaps = []
-    with RunSpace() as space:
-        emu = Emulator(space, plan, tmp_path)
-        emu.build()
-        emu.start_forwarder(build_forwarder())
-        try:
-            emu.set_rate(0, "f", 1e6)
-            emu.control("delay 0 f 10000000")
-            for _ in range(3):
-                res = _udp(space, plan, count=5, size=1472, rate_bps=None, delays=True)
-                d = [x / 1e6 for x in res["delays_ns"]]
-                assert len(d) == 5, d
-                gaps += [b - a for a, b in zip(d, d[1:])]
-        finally:
-            emu.stop_forwarder()
+    for res in _udp_through_a_1mbit_10ms_link(tmp_path, *[dict(count=5, size=1472, rate_bps=None)] * 3):
+        d = [x / 1e6 for x in res["delays_ns"]]
+        assert len(d) == 5, d
+        gaps += [b - a for a, b in zip(d, d[1:])]
     assert 10.5 < min(gaps) and max(gaps) < 13.5, gaps  # 12 ms each (revision 4: the first about 0)
 
 

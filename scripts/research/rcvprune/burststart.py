@@ -14,32 +14,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import slowpath  # noqa: E402
-
-WRAP = 1 << 32
-
-
-def after(a, b):
-    return a != b and (a - b) % WRAP < WRAP // 2
-
-
-def load(d, path):
-    """(segments (t, end, len), ACKs (t, ack), t0) of one path's capture, the client's side."""
-    recs = slowpath.records(Path(d) / f"{path}.pcap")
-    cport = next(r for r in recs if r["flags"] & 2 and not r["flags"] & 16)["sport"]
-    segs, acks = [], []
-    for r in recs:
-        if r["flags"] & 2:
-            continue
-        if r["sport"] == cport and r["len"] > 0:
-            segs.append((r["t"], (r["seq"] + r["len"]) % WRAP, r["len"]))
-        elif r["sport"] != cport:
-            acks.append((r["t"], r["ack"]))
-    return segs, acks, recs[0]["t"]
+from slowpath import WRAP, ahead, rtt_by_flight, subflow  # noqa: E402
 
 
 def bursts(d, path):
-    segs, acks, _ = load(d, path)
+    recs, port, _ = subflow(d, path)
+    segs = [(r["t"], (r["seq"] + r["len"]) % WRAP) for r in recs
+            if not r["flags"] & 2 and r["sport"] == port and r["len"] > 0]
+    acks = [(r["t"], r["ack"]) for r in recs if not r["flags"] & 2 and r["sport"] != port]
     found, i = [], 0
     while i < len(segs):
         j = i
@@ -50,25 +32,17 @@ def bursts(d, path):
         i = j + 1
     rows = []
     for i, j in found:
-        t0, end0, _ = segs[i]
-        t, a = next(((t, a) for t, a in acks if t > t0 and not after(end0, a)), (None, None))
+        t0, end0 = segs[i]
+        t, a = next(((t, a) for t, a in acks if t > t0 and not ahead(end0, a)), (None, None))
         if t is not None:
-            covered = sum(1 for k in range(i, j + 1) if not after(segs[k][1], a))
+            covered = sum(1 for k in range(i, j + 1) if not ahead(segs[k][1], a))
             rows.append((covered, round((t - t0) * 1000, 1)))
     print(f"{d} {path}: {len(found)} bursts; first ACK (segments covered, ms after the first left): {rows}")
 
 
 def lowest(d, path):
-    segs, acks, t0 = load(d, path)
-    sent, samples = {}, []
-    for t, end, ln in segs:
-        sent[end] = (t, ln) if end not in sent else None  # Karn: a resent end gives no sample
-    for t, a in acks:
-        if sent.get(a):
-            ts, ln = sent[a]
-            samples.append((round((t - ts) * 1000, 1), ln, round(ts - t0, 2)))
-            sent[a] = None
-    print(f"{d} {path}: {len(samples)} samples; lowest (RTT ms, length, sent at s): {sorted(samples)[:6]}")
+    samples = sorted((round(rtt * 1000, 1), ln, round(ts, 2)) for ts, rtt, _, ln in rtt_by_flight(d, path))
+    print(f"{d} {path}: {len(samples)} samples; lowest (RTT ms, length, sent at s): {samples[:6]}")
 
 
 if __name__ == "__main__":

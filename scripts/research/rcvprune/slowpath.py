@@ -52,7 +52,7 @@ def ahead(a, b):
 
 
 def rtt_by_flight(d, path):
-    """(send time, RTT, bytes out before it) of every first transmission that a
+    """(send time, RTT, bytes out before it, length) of every first transmission that a
     cumulative ACK covers."""
     recs, port, t0 = subflow(d, path)
     q, high, una, out = OrderedDict(), None, None, []
@@ -63,18 +63,18 @@ def rtt_by_flight(d, path):
                 if r["seq"] in q:
                     q[r["seq"]][3] = True  # retransmitted: no sample (Karn)
                 continue
-            q[r["seq"]] = [r["t"], end, (high - una) % WRAP if high is not None and una is not None else 0, False]
+            q[r["seq"]] = [r["t"], end, (high - una) % WRAP if high is not None and una is not None else 0, False, r["len"]]
             if high is None or ahead(end, high):
                 high = end
         elif r["dport"] == port and r["flags"] & 16 and (una is None or ahead(r["ack"], una)):
             una = r["ack"]
             while q:
-                seq, (ts, end, before, rtx) = next(iter(q.items()))
+                seq, (ts, end, before, rtx, ln) = next(iter(q.items()))
                 if ahead(end, una):
                     break
                 q.popitem(last=False)
                 if not rtx:
-                    out.append((ts - t0, r["t"] - ts, before))
+                    out.append((ts - t0, r["t"] - ts, before, ln))
     return out
 
 
