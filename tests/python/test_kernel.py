@@ -365,8 +365,8 @@ def _udp_through_a_1mbit_10ms_link(tmp_path: Path, *sends: dict) -> list[dict]:
 
 @kernel
 def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_link(tmp_path):
-    # htb's one-frame bucket lets a frame that finds the link idle leave at once; a link
-    # (and the simulator) first spends len / rate putting it on the wire: 12 ms for
+    # htb lets a frame that finds the link idle leave at once (its tokens are >= 0); a
+    # link (and the simulator) first spends len / rate putting it on the wire: 12 ms for
     # 1 500 B at 1 Mbit/s. The forwarder adds that time to the frame's delay.
     import statistics
 
