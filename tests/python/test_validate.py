@@ -479,9 +479,9 @@ def test_a_stored_run_tells_the_emulator_revision_it_was_measured_with_and_the_r
     fig = {"goodput_mbps": 9.0, "shares": {"p0": 1.0}, "rtt_ms": 21.0}
     for seed, meta, rev in ((1, {}, 1), (2, {"emulator_steering": "rps-per-flow"}, 2),
                             (3, {"emulator_steering": "rps-per-flow", "loss_draws": "simulator-streams"}, 3),
-                            (4, {"emulator_revision": EMULATOR_REVISION}, EMULATOR_REVISION)):
+                            (4, {"emulator_revision": EMULATOR_REVISION, "kernel": "6.0.1-a"}, EMULATOR_REVISION)):
         store.put(p, "cubic", seed, a, fig, meta)
-        assert store.load(p, "cubic", seed, a) == (fig, rev)
+        assert store.load(p, "cubic", seed, a) == (fig, rev, meta.get("kernel"))
     line = val._revision_line({"kernel_emulator_revisions": {"1": 5, "4": 2}, "emulator_revision": 4})
     assert "the current one is 4" in line and "revision 1: 5, revision 4: 2" in line
     assert val._revision_line({"kernel_emulator_revisions": {"4": 7}, "emulator_revision": 4}) == ""
@@ -500,12 +500,21 @@ def test_stored_only_compares_the_simulator_with_stored_kernel_runs_without_root
     scn = base.with_("connections[0].cc", "cubic")
     store = val.KernelStore(tmp_path / "kd")
     sim_scn, _ = val.sim_side(scn)
-    for seed in (1, 2):
-        store.put(p, "cubic", seed, scn, val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {})
+    for seed, release in ((1, "6.0.1-a"), (2, "6.0.1-b")):
+        store.put(p, "cubic", seed, scn, val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {"kernel": release})
     rep = val.run_validate(matrix=[("rate-limited-20ms", ("cubic",))], reps=2, duration=2.0,
                            kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None)
     (f,) = rep.table()
     assert f["ratio"] == 1.0 and all(d == 0.0 for d, _ in f["share_diff_points"].values())
+    # The header names the kernels the stored runs were measured on, not this machine's.
+    assert rep.meta["kernel_releases"] == {"6.0.1-a": 1, "6.0.1-b": 1}
+    assert "vs Linux 6.0.1-a (1 run), 6.0.1-b (1 run) MPTCP" in rep.text().splitlines()[0]
+    same = val.KernelStore(tmp_path / "kd1")
+    for seed in (1, 2):
+        same.put(p, "cubic", seed, scn, val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {"kernel": "6.0.1-a"})
+    one = val.run_validate(matrix=[("rate-limited-20ms", ("cubic",))], reps=2, duration=2.0,
+                           kernel_data=tmp_path / "kd1", stored_only=True, log=lambda m: None)
+    assert one.meta["kernel"] == "6.0.1-a" and "vs Linux 6.0.1-a MPTCP" in one.text()
     with pytest.raises(Exception) as err:  # a run that is not stored is an error, not a gap
         val.run_validate(matrix=[("rate-limited-20ms", ("cubic",))], reps=3, duration=2.0,
                          kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None)

@@ -1035,10 +1035,12 @@ class KernelStore:
         canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
-    def load(self, point: Point, cc: str, seed: int, scenario: Scenario) -> tuple[dict[str, Any], int] | None:
-        """A stored run of this scenario: its figures and the emulator revision it was
+    def load(self, point: Point, cc: str, seed: int,
+             scenario: Scenario) -> tuple[dict[str, Any], int, str | None] | None:
+        """A stored run of this scenario: its figures, the emulator revision it was
         measured with (emulator.py EMULATOR_REVISION; for runs stored before the number,
-        inferred from their keys). None when missing or stale."""
+        inferred from their keys) and the kernel release it ran on (None if not stored).
+        None when missing or stale."""
         path = self.path(point, cc, seed)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -1052,7 +1054,7 @@ class KernelStore:
             revision = int(data["emulator_revision"])
         else:
             revision = 3 if "loss_draws" in data else 2 if "emulator_steering" in data else 1
-        return dict(data["figures"]), revision
+        return dict(data["figures"]), revision, data.get("kernel")
 
     def get(self, point: Point, cc: str, seed: int, scenario: Scenario) -> dict[str, Any] | None:
         run = self.load(point, cc, seed, scenario)
@@ -1068,6 +1070,14 @@ class KernelStore:
         tmp.write_text(json.dumps(data, indent=1, default=_plain_default) + "\n", encoding="utf-8")
         tmp.replace(path)  # atomic: a run is stored whole or not at all
         return path
+
+
+def _releases_text(releases: collections.Counter[str]) -> str:
+    """'6.18.44' for one kernel release; '6.18.44-a (120 runs), 6.18.44-b (40 runs)' for several
+    (the machine's kernel may change between the sessions that measure a matrix)."""
+    if len(releases) <= 1:
+        return next(iter(releases), "")
+    return ", ".join(f"{r} ({n} run{'' if n == 1 else 's'})" for r, n in sorted(releases.items()))
 
 
 def select_points(families: Sequence[str] | None = None, only: str | None = None,
@@ -1171,6 +1181,9 @@ def run_validate(
     scenarios: dict[str, str] = {}
     revisions: collections.Counter[int] = collections.Counter()
     kernel_release = platform.release()
+    # The kernel each run was measured on: stored runs name theirs, which may not be this
+    # machine's (the header must not claim the running kernel for runs it never made).
+    releases: collections.Counter[str] = collections.Counter()
     for p in points:
         n, dur = plan(p)
         base = bases[p.scenario]
@@ -1194,6 +1207,7 @@ def run_validate(
                 loaded = store.load(p, cc, seed, scn) if store is not None else None
                 stored = loaded[0] if loaded is not None else None
                 revisions[loaded[1] if loaded is not None else EMULATOR_REVISION] += 1
+                releases[(loaded[2] or "unknown") if loaded is not None else kernel_release] += 1
                 if stored is None:
                     if stored_only:
                         raise ScenarioError("--kernel-data", f"no stored kernel run for {p.family}/{p.label}/{cc} "
@@ -1216,7 +1230,8 @@ def run_validate(
     meta = {
         "kernel_emulator_revisions": {str(k): v for k, v in sorted(revisions.items())},
         "emulator_revision": EMULATOR_REVISION,
-        "version": __version__, "kernel": kernel_release, "quick": quick,
+        "version": __version__, "kernel": _releases_text(releases) or kernel_release, "quick": quick,
+        "kernel_releases": dict(sorted(releases.items())),
         "reps": next(iter(uniform))[0] if len(uniform) == 1 else None,
         "duration_s": next(iter(uniform))[1] if len(uniform) == 1 else None,
         "families": fams, "sim_profile": profile,
