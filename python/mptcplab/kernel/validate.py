@@ -1205,9 +1205,9 @@ def run_validate(
                 done += 1
             for seed in range(1, n + 1):
                 loaded = store.load(p, cc, seed, scn) if store is not None else None
-                stored = loaded[0] if loaded is not None else None
-                revisions[loaded[1] if loaded is not None else EMULATOR_REVISION] += 1
-                releases[(loaded[2] or "unknown") if loaded is not None else kernel_release] += 1
+                stored, revision, release = loaded if loaded is not None else (None, EMULATOR_REVISION, kernel_release)
+                revisions[revision] += 1
+                releases[release or "unknown"] += 1
                 if stored is None:
                     if stored_only:
                         raise ScenarioError("--kernel-data", f"no stored kernel run for {p.family}/{p.label}/{cc} "
