@@ -203,15 +203,19 @@ def test_the_bounded_buffer_family_covers_both_topologies_both_first_paths_and_f
         assert len(c["paths"]) == 4 and not c["opportunistic_retransmission"] and not c["penalisation"]
 
 
-def test_only_the_loss_free_bounded_buffer_points_run_the_simulator_more_often_than_the_kernel():
-    """The bounded-buffer points have no random loss, so the simulator runs 100 seeds
-    there; points with loss draw the same losses per seed on both backends (common
-    random numbers), so their runs must pair one to one."""
+def test_only_loss_free_points_run_the_simulator_more_often_than_the_kernel():
+    """The bounded-buffer points and the core shared bottleneck have no random loss, so
+    the simulator runs 100 seeds there; points with loss draw the same losses per seed
+    on both backends (common random numbers), so their runs must pair one to one."""
     assert all(p.sim_reps == val.BOUNDED_BUFFER_SIM_REPS == 100 for p in val.FAMILIES["bounded-buffer"])
-    for p in val.FAMILIES["bounded-buffer"]:
+    more = [p for fam in val.FAMILIES.values() for p in fam if p.sim_reps is not None]
+    for p in more:
         scn = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml").validate().to_dict()
         assert not any(link.get("loss") for link in scn["links"]), p.label
-    assert all(p.sim_reps is None for fam in ("core", "lossy-start") for p in val.FAMILIES[fam])
+        assert p.sim_reps > (p.reps or val.FULL_REPS), p.label
+    assert all(p.sim_reps is None for p in val.FAMILIES["lossy-start"])
+    assert [(p.label, p.reps, p.sim_reps) for p in val.FAMILIES["core"] if p.sim_reps is not None] == [
+        ("shared-bottleneck", 10, 100)]
 
 
 def test_band_power_says_how_often_a_perfect_model_misses_the_band_and_how_many_runs_fix_that():
