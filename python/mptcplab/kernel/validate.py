@@ -139,13 +139,15 @@ def _bounded_buffer() -> tuple[Point, ...]:
     # Topology 2 fast first 200 KB with the send buffer (ten runs, added last in that order)
     # did not fit in the session: it keeps its three.
     more_runs = {"topology1/fast/rcv100KB": 40, "topology1/fast/rcv200KB": 40, "topology1/slow/rcv100KB": 30}
+    # Kernel runs per row: each later tier overrides the one before; every other row has 3.
+    kernel_runs = dict.fromkeys(two_modes, 10) | dict.fromkeys(many_runs, 20) | more_runs
     for scn, inits in initials.items():
         for first, path in inits:
             for bname, over in buffers:
                 label = f"{scn.removeprefix('seed001-')}/{first}/{bname}"
                 out.append(Point("bounded-buffer", label, scn,
                                  ("reno", "cubic"), (("connections[0].initial_path", path),) + over,
-                                 duration_s=60.0, reps=more_runs.get(label) or (20 if label in many_runs else 10 if label in two_modes else 3),
+                                 duration_s=60.0, reps=kernel_runs.get(label, 3),
                                  sim_reps=BOUNDED_BUFFER_SIM_REPS))
     return tuple(out)
 

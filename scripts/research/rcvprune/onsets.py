@@ -11,6 +11,7 @@ mean clean goodput x 60 s. Prints both sorted, the counts before EARLY_S (defaul
 and Fisher's exact p that both backends deadlock that early equally often.
 
 Runs the model the `mptcplab` on the path gives: PYTHONPATH=altpy for a variant build."""
+import json
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from mptcplab.kernel import validate as val
 KERNEL = Path(__file__).resolve().parents[3] / "docs" / "validate" / "kernel" / "bounded-buffer"
 
 
-def sim_onsets(label: str, cc: str, runs: int) -> tuple[list[float], int]:
+def sim_onsets(label: str, cc: str, runs: int) -> list[float]:
     point = {p.label: p for p in val.FAMILIES["bounded-buffer"]}[label]
     scn = val.Scenario.from_toml(val.SCENARIO_DIR / f"{point.scenario}.toml")
     for field, value in point.overrides:
@@ -31,11 +32,10 @@ def sim_onsets(label: str, cc: str, runs: int) -> tuple[list[float], int]:
         fig = val.run_figures(simulate(scn, seed=seed), None, 60.0)
         if fig.get("receive_stalled_at_s") is not None:
             onsets.append(fig["receive_stalled_at_s"])
-    return sorted(onsets), runs
+    return sorted(onsets)
 
 
 def kernel_onsets(label: str, cc: str) -> tuple[list[float], int]:
-    import json
     runs = [json.loads(f.read_text())["figures"] for f in sorted((KERNEL / label / cc).glob("seed-*.json"))]
     clean = [r["goodput_mbps"] for r in runs if not val.deadlocked(r)]
     if not clean:
@@ -48,13 +48,13 @@ def main(argv: list[str]) -> None:
     label, cc = argv[1].rsplit("/", 1)
     n_sim = int(argv[2]) if len(argv) > 2 else 100
     early = float(argv[3]) if len(argv) > 3 else 6.0
-    sim, n_s = sim_onsets(label, cc, n_sim)
+    sim = sim_onsets(label, cc, n_sim)
     ker, n_k = kernel_onsets(label, cc)
-    for name, on, n in (("simulator", sim, n_s), ("kernel (estimated)", ker, n_k)):
+    for name, on, n in (("simulator", sim, n_sim), ("kernel (estimated)", ker, n_k)):
         print(f"{name}: {len(on)} of {n} deadlocked; onsets s: {[round(x) for x in on]}")
     a, b = sum(x < early for x in sim), sum(x < early for x in ker)
-    print(f"before {early:g} s: simulator {a} of {n_s}, kernel {b} of {n_k}; "
-          f"Fisher p {val.fisher_exact_p(a, n_s, b, n_k):.3g}")
+    print(f"before {early:g} s: simulator {a} of {n_sim}, kernel {b} of {n_k}; "
+          f"Fisher p {val.fisher_exact_p(a, n_sim, b, n_k):.3g}")
 
 
 if __name__ == "__main__":
