@@ -72,6 +72,7 @@ const DSS_M: u8 = 0x04;
 const DSS_M8: u8 = 0x08;
 // TCP header flags (RFC 9293 §3.1).
 const TCP_SYN: u8 = 0x02;
+const TCP_PSH: u8 = 0x08;
 const TCP_ACK: u8 = 0x10;
 
 /// The fixed TCP header fields of a record.
@@ -489,7 +490,7 @@ impl PcapWriter {
             PacketKind::Data => {
                 seq = p.seq;
                 ack = s.isn_server.wrapping_add(1);
-                flags = TCP_ACK;
+                flags = if p.psh { TCP_ACK | TCP_PSH } else { TCP_ACK };
                 window = scaled(CLIENT_WINDOW_BYTES, WSCALE);
                 payload = p.len;
                 o.timestamps(tsval(p.ts), s.ts_recent_client);

@@ -715,7 +715,7 @@ impl Simulator {
                 for seg in s.tx.outstanding_segs() {
                     cover.push((seg.dsn, seg.dsn + seg.len as u64));
                 }
-                for &(d, l, _) in &s.queue {
+                for &(d, l, ..) in &s.queue {
                     cover.push((d, d + l as u64));
                 }
                 // Linux receive memory: ACKed by the subflow and held in its receive queue

@@ -269,8 +269,9 @@ fn bad_profile_input_names_the_field() {
 /// Seed 001's topology `name` under the profile as the kernel runs were set up (issue 12):
 /// in-kernel PM at limits 8/8, reno, a 251 KB receive buffer (SO_RCVBUF 204 800 on the
 /// kernel), `initial` first, 60 s unless `duration` says otherwise, and `send_buffer`
-/// (None: auto-tuned).
-fn seed001_upstream(name: &str, initial: &str, send_buffer: Option<&str>, duration: &str) -> f64 {
+/// (None: auto-tuned), one run a seed of `seeds`, each link with `jitter` of delay error
+/// when given (the emulator's, as validate adds it: 60 us a link) so that the seeds differ.
+fn seed001_upstream_runs(name: &str, initial: &str, send_buffer: Option<&str>, duration: &str, seeds: std::ops::RangeInclusive<u64>, jitter: Option<&str>) -> Vec<f64> {
     use mptcplab_core::scenario::Size;
     let mut sc = scenario_file(&format!("scenarios/{name}.toml"));
     sc.run.profile = Some(mptcplab_core::profile::ProfileName::Upstream);
@@ -284,9 +285,19 @@ fn seed001_upstream(name: &str, initial: &str, send_buffer: Option<&str>, durati
     c.receive_buffer = Some(Size::parse("251 KB").unwrap());
     c.initial_path = Some(initial.into());
     c.send_buffer = send_buffer.map(|b| Size::parse(b).unwrap());
-    let mut s = build(&sc, Some(1));
-    run_checked(&mut s, SimTime::from_secs(duration.trim_end_matches(" s").parse().unwrap()));
-    goodput(&s, 0)
+    if let Some(j) = jitter {
+        for l in sc.links.iter_mut() {
+            l.jitter = Some(mptcplab_core::scenario::Duration::parse(j).unwrap());
+        }
+    }
+    let until = SimTime::from_secs(duration.trim_end_matches(" s").parse().unwrap());
+    seeds
+        .map(|seed| {
+            let mut s = build(&sc, Some(seed));
+            run_checked(&mut s, until);
+            goodput(&s, 0)
+        })
+        .collect()
 }
 
 /// Issue 12, item 2: a locked send buffer that cannot bind behind the 251 KB receive
@@ -298,45 +309,45 @@ fn seed001_upstream(name: &str, initial: &str, send_buffer: Option<&str>, durati
 /// the payload by SO_SNDBUF itself, and 100 KB to 4 MiB gave 2.2 to 10.3 Mbit/s.
 /// Auto-tuned buffers take another path through the first seconds (the first subflow
 /// holds 46 KB until its buffer grows; locked, it takes the whole window before the
-/// joins); with no loss at all in these runs the cwnds only grow, so the start stays in
-/// the mean. Before Nagle on the subflows topology 1 with the fast path first was +14 %
-/// at 60 s (within 6 % at 240 s) and the others within 5 %; with it (60 s, locked /
-/// auto-tuned): 0.970, 0.994, 0.924 (topology 2, slow path first), 0.965, so the bound
-/// is 10 %.
+/// joins). Topology B with the 8 Mbit/s path first deadlocks in one of two modes (the
+/// kernel's two auto-tuned runs: 4.72 and 2.90 Mbit/s), so one jitter-free run per
+/// setting compares modes, not buffers (with the receiver's PUSHED and rcv_ssthresh
+/// rules, 2026-11-28: 4.56 locked against 3.31 auto-tuned). The means of ten seeds with
+/// the emulator's delay error, 2026-11-28 (locked / auto-tuned): 1.007, 0.996, 1.026,
+/// 1.035; a seed's locked runs are identical for every size that cannot bind.
 #[test]
 fn a_locked_send_buffer_that_cannot_bind_gives_the_auto_tuned_goodput_in_seed_001() {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     for (name, initial) in [("rbpm-4path-a", "path1"), ("rbpm-4path-a", "path4"), ("rbpm-4path-b", "path1"), ("rbpm-4path-b", "path2")] {
-        let auto = seed001_upstream(name, initial, None, "60 s");
-        let locked: Vec<f64> = ["204800 B", "251 KB", "1 MiB", "4 MiB"].iter().map(|b| seed001_upstream(name, initial, Some(b), "60 s")).collect();
-        println!("{name} {initial}: auto-tuned {auto:.2}, locked 204 800 B / 251 KB / 1 MiB / 4 MiB {locked:.2?} Mbit/s");
-        assert!(locked.iter().all(|&g| g == locked[0]), "{name} {initial}: the locked value moved goodput: {locked:?}");
-        let ratio = locked[0] / auto;
-        println!("{name} {initial}: locked / auto-tuned {ratio:.3}");
+        let auto = seed001_upstream_runs(name, initial, None, "60 s", 1..=10, Some("60 us"));
+        let locked = seed001_upstream_runs(name, initial, Some("204800 B"), "60 s", 1..=10, Some("60 us"));
+        for b in ["251 KB", "1 MiB", "4 MiB"] {
+            let other = seed001_upstream_runs(name, initial, Some(b), "60 s", 1..=3, Some("60 us"));
+            assert_eq!(other[..], locked[..3], "{name} {initial}: the locked value {b} moved goodput");
+        }
+        let ratio = mean(&locked) / mean(&auto);
+        println!("{name} {initial}: auto-tuned {:.2}, locked {:.2} Mbit/s (ten seeds); locked / auto-tuned {ratio:.3}", mean(&auto), mean(&locked));
         assert!((0.9..1.1).contains(&ratio), "{name} {initial}: locked / auto-tuned {ratio:.3}");
     }
 }
 
-/// Pinned finding (issue 12): a locked SO_SNDBUF of 100 KB (200 KB of charge, under the
-/// 251 KB window) does not lower goodput on the kernel, but lowers it by 15 % in the
-/// simulator. Measured on Linux 6.18 (kernel backend, 60 s, seeds 1 and 2, topology B
-/// with the 8 Mbit/s path first, 251 KB receive buffer): auto-tuned 4.72 and 2.90 Mbit/s
-/// (the receive deadlock's two modes), SO_SNDBUF 100 KB 3.75 and 3.84: means 3.81 and
-/// 3.80. The simulator until 2026-11-27: 3.15 both ways (seed 1); since the scheduler
-/// reads the stored `sk_pacing_rate` (`tcp_update_pacing_rate` per ACK) the auto-tuned
-/// run gives 3.71 (3.70 over 20 seeds with the emulator's jitter, as the kernel) and the
-/// locked one still 3.15 (3.15 in all 20): locked / auto-tuned 0.85, where the kernel has
-/// 1.00. So the locked send buffer's accounting still holds the simulator back here (the
-/// same gap as validate's locked-send-buffer rows, docs/upstream-profile.md). The bounds
-/// below pin the present figures so that a change which moves them is seen.
+/// Issue 12: a locked SO_SNDBUF of 100 KB (200 KB of charge, under the 251 KB window)
+/// does not lower goodput on the kernel. Measured on Linux 6.18 (kernel backend, 60 s,
+/// seeds 1 and 2, topology B with the 8 Mbit/s path first, 251 KB receive buffer):
+/// auto-tuned 4.72 and 2.90 Mbit/s (the receive deadlock's two modes), SO_SNDBUF 100 KB
+/// 3.75 and 3.84: means 3.81 and 3.80. This was a pinned finding until 2026-11-28: the
+/// simulator gave 3.15 locked against 3.71 auto-tuned (0.85). With the receiver's PUSHED
+/// and rcv_ssthresh rules the auto-tuned runs deadlock more as the kernel's do: over ten
+/// seeds with the emulator's delay error, auto-tuned 3.11, locked 3.15 (1.01). Both are
+/// ~18 % under the kernel's two-run means (validate's rows carry the fuller comparison).
 #[test]
-fn a_locked_100_kb_send_buffer_lowers_the_simulators_goodput_where_the_kernels_holds() {
-    let auto = seed001_upstream("rbpm-4path-b", "path2", None, "60 s");
-    let small = seed001_upstream("rbpm-4path-b", "path2", Some("100 KB"), "60 s");
-    println!("rbpm-4path-b path2: auto-tuned {auto:.2}, SO_SNDBUF 100 KB {small:.2} Mbit/s (kernel: 4.72 / 2.90 and 3.75 / 3.84)");
+fn a_locked_100_kb_send_buffer_keeps_the_auto_tuned_goodput_as_the_kernels_does() {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let auto = mean(&seed001_upstream_runs("rbpm-4path-b", "path2", None, "60 s", 1..=10, Some("60 us")));
+    let small = mean(&seed001_upstream_runs("rbpm-4path-b", "path2", Some("100 KB"), "60 s", 1..=10, Some("60 us")));
+    println!("rbpm-4path-b path2: auto-tuned {auto:.2}, SO_SNDBUF 100 KB {small:.2} Mbit/s, ten seeds (kernel: 4.72 / 2.90 and 3.75 / 3.84)");
     let ratio = small / auto;
-    assert!((0.80..0.90).contains(&ratio), "locked / auto-tuned {ratio:.3} ({small} vs {auto})");
-    // The kernel's locked mean is 3.80: the simulator is below it, not the auto-tuned run above.
-    assert!((3.0..3.5).contains(&small), "{small}");
+    assert!((0.9..1.1).contains(&ratio), "locked / auto-tuned {ratio:.3} ({small} vs {auto})");
 }
 
 /// Validate's bounded-buffer point of seed 001 `topology` (scenarios/validate/) under the
@@ -397,39 +408,59 @@ fn an_upstream_push_ends_at_its_data_frags_end_and_the_slow_first_shares_follow_
 /// path first, 1 MB (validate's point): the window opens in jumps and each jump restarts
 /// the idle fast subflows (`tcp_cwnd_restart`). Linux keeps their pacing rate until an ACK
 /// (`tcp_update_pacing_rate` in `tcp_cong_control`), so their linger times stay short and
-/// the slow subflow mostly gets one push a jump. The kernel's traced run
+/// the slow subflow mostly gets one push a jump. The kernel's traced runs
 /// (scripts/research/rcvprune, `TRACE=trace2.bt`, the `mptcp_subflow_get_send` decisions
-/// grouped as below): after 5 s, 89 jumps fed the slow subflow, 12 of them twice (13 %).
-/// The simulator while it recomputed the rate from the restarted cwnd: 25 of 67 (37 %),
-/// 9.39 Mbit/s; with the stored rate 18 of 85 (21 %), 11.43 Mbit/s.
+/// grouped as below): after 5 s, 89 jumps fed the slow subflow, 12 of them twice (13 %);
+/// traced again 2026-11-28, three 30-s runs at 9.24, 10.35 and 9.99 Mbit/s: 39, 40 and 39
+/// jumps in 25 s (1.6 a second), 6, 6 and 7 of them twice. The simulator while it
+/// recomputed the rate from the restarted cwnd: 25 of 67 (37 %) in seed 1.
+///
+/// Re-derived 2026-11-28 over ten seeds with the emulator's delay error: the simulator runs
+/// in one of two modes here, before the receiver's PUSHED and rcv_ssthresh rules and with
+/// them alike. Four seeds of ten run in the kernel's (86-107 jumps fed the slow subflow in
+/// 55 s, 4-20 of them twice, 11.1-12.3 Mbit/s); six in one no kernel run has shown (42-49
+/// jumps, nearly all of them twice, 9.4-9.8 Mbit/s). The test used to run seed 1 alone, in
+/// the first mode before the rules and in the second with them. Pinned finding: the
+/// second mode (why the simulator enters it is not traced; validate's twenty runs of the
+/// row still give 1.04 of the kernel's goodput, whose three runs spread over 9.4-11.0).
 #[test]
-fn after_a_window_jump_the_slow_subflow_takes_one_burst_as_the_kernels_does() {
+fn after_a_window_jump_the_slow_subflow_takes_one_burst_as_the_kernels_does_or_two_in_a_mode_of_its_own() {
     let mut sc = validate_point("topology1", "1 MB", "path1");
     // The emulator's delay error, as validate adds it (otherwise a seed is one trajectory).
     for l in sc.links.iter_mut() {
         l.jitter = Some(mptcplab_core::scenario::Duration::parse("60 us").unwrap());
     }
-    let mut s = build(&sc, Some(1));
-    s.conns[0].trace_sched = true;
-    run_checked(&mut s, SimTime::from_secs(60));
-    let pushes: Vec<_> = s.conns[0].poll_sched_trace().into_iter().filter(|r| r.kind == "push" && r.at > SimTime::from_secs(5)).collect();
-    let slow = |r: &mptcplab_core::mptcp::conn::SchedRecord| s.conns[0].subflows[r.subflow].path == 3;
-    // Decisions less than a millisecond apart answer one window jump; count the jumps in
-    // which the slow subflow took a second burst.
-    let mut episodes: Vec<usize> = Vec::new();
-    let mut last = SimTime::ZERO;
-    for r in &pushes {
-        if episodes.is_empty() || r.at.saturating_sub(last) >= SimTime::from_ms(1) {
-            episodes.push(0);
+    let (mut kernels, mut own) = (0, 0);
+    for seed in 1..=10 {
+        let mut s = build(&sc, Some(seed));
+        s.conns[0].trace_sched = true;
+        run_checked(&mut s, SimTime::from_secs(60));
+        let pushes: Vec<_> = s.conns[0].poll_sched_trace().into_iter().filter(|r| r.kind == "push" && r.at > SimTime::from_secs(5)).collect();
+        let slow = |r: &mptcplab_core::mptcp::conn::SchedRecord| s.conns[0].subflows[r.subflow].path == 3;
+        // Decisions less than a millisecond apart answer one window jump; count the jumps
+        // in which the slow subflow took a second burst.
+        let mut episodes: Vec<usize> = Vec::new();
+        let mut last = SimTime::ZERO;
+        for r in &pushes {
+            if episodes.is_empty() || r.at.saturating_sub(last) >= SimTime::from_ms(1) {
+                episodes.push(0);
+            }
+            last = r.at;
+            *episodes.last_mut().unwrap() += slow(r) as usize;
         }
-        last = r.at;
-        *episodes.last_mut().unwrap() += slow(r) as usize;
+        let with_slow = episodes.iter().filter(|&&n| n > 0).count();
+        let doubles = episodes.iter().filter(|&&n| n > 1).count();
+        println!("topology 1, fast first, 1 MB, reno, seed {seed}: {with_slow} window jumps fed the slow subflow after 5 s, {doubles} of them twice; goodput {:.2} Mbit/s", goodput(&s, 0));
+        if with_slow > 70 && (doubles as f64) < 0.25 * with_slow as f64 {
+            kernels += 1;
+        } else if with_slow < 60 && (doubles as f64) > 0.75 * with_slow as f64 {
+            own += 1;
+        } else {
+            panic!("seed {seed}: {doubles} of {with_slow} is neither mode");
+        }
     }
-    let with_slow = episodes.iter().filter(|&&n| n > 0).count();
-    let doubles = episodes.iter().filter(|&&n| n > 1).count();
-    println!("topology 1, fast first, 1 MB, reno: {with_slow} window jumps fed the slow subflow after 5 s, {doubles} of them twice; goodput {:.2} Mbit/s (kernel 11.16, 12.15, 11.82)", goodput(&s, 0));
-    assert!(with_slow > 40, "{with_slow}");
-    assert!((doubles as f64) < 0.25 * with_slow as f64, "{doubles} of {with_slow}");
+    assert!(kernels >= 2, "{kernels} of ten seeds in the kernel's mode");
+    assert!((3..=8).contains(&own), "{own} of ten seeds in the simulator's own mode");
 }
 
 /// Issue 12: the kernel's "NoDSSInWindow" drops. `ack_update_msk` ends the MPTCP window at
@@ -463,12 +494,16 @@ fn a_subflow_window_left_stale_sends_past_the_receivers_edge_and_the_receiver_dr
         assert!(c.rcv.nodss_window > 0 && c.stats.meta_rtx_fired > 0, "seed {seed}: no stale-window drop or no timer");
         drops.push(c.rcv.nodss_window);
     }
-    // Pinned finding: the kernel drops 3-8 times as many (107-224). Before the scheduler read the
-    // stored `sk_pacing_rate` (2026-11-27) the simulator gave 63, 73, 71 (nearer the
-    // kernel's range); since then 28, 29, 33. Why fewer is not traced yet: the pacing
-    // rate changes which subflow carries each window jump, and with it the losses.
+    // Pinned finding: the simulator drops 1.3-2.7 times as many as the kernel (107-224):
+    // 290, 290, 292 since the receiver's PUSHED and rcv_ssthresh rules (2026-11-28), with
+    // 21-24 timer firings and 6.4-6.9 Mbit/s against the kernel's 7.86-8.01 (validate's
+    // twenty runs of the row: 8.64 against the kernel's 7.96). Before those rules 28, 29,
+    // 33 (3-8 times fewer than the kernel), and 63, 73, 71 before the scheduler read the
+    // stored `sk_pacing_rate` (2026-11-27). Not traced; one candidate: the rcv_ssthresh cap makes
+    // a fast subflow's ACK announce less than the MPTCP edge, so more ACKs carry a window
+    // smaller than the one the sender's subflow keeps, and the stale window runs further.
     let mean = drops.iter().sum::<u64>() / 3;
-    assert!((15..=60).contains(&mean), "{drops:?} drops");
+    assert!((200..=400).contains(&mean), "{drops:?} drops");
     // The same with the 200 KB buffer: no loss, no stale window, no drop (as measured).
     let mut sc2 = sc.clone();
     sc2.connections[0].receive_buffer = Some(Size::parse("200 KB").unwrap());

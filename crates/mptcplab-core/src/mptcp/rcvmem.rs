@@ -139,6 +139,9 @@ impl RcvMem {
         free.div_ceil(unit) * unit
     }
 
+    /// `__mptcp_space`: the free memory times the scaling ratio, unrounded (0 when over).
+    pub fn space(&self) -> u64 { (self.sk_rcvbuf.saturating_sub(self.rmem) * self.scaling_ratio) >> WIN_SCALE_SHIFT }
+
     /// `__tcp_select_window`'s "free_space < full_space / 2" (which also ends the quick
     /// ACKs, `icsk_ack.quick = 0`).
     pub fn below_half(&self) -> bool {

@@ -44,6 +44,10 @@ pub struct Packet {
     pub n_sack: u8,
     /// Data: this is a retransmission (subflow level); for traces and statistics only.
     pub retrans: bool,
+    /// Data: the PSH flag. Linux marks the last skb of each push (`tcp_push` ->
+    /// `tcp_mark_push`); a receiver that sees it on a full segment, or any short one,
+    /// ACKs once the reader has drained it (`tcp_measure_rcv_mss`, `__tcp_cleanup_rbuf`).
+    pub psh: bool,
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
 }
 
@@ -65,6 +69,7 @@ impl Packet {
             rwnd_edge: 0,
             n_sack: 0,
             retrans: false,
+            psh: false,
             sack: [(0, 0); MAX_SACK_BLOCKS],
         }
     }

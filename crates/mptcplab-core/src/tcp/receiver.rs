@@ -20,6 +20,8 @@ pub enum AckDecision {
 #[derive(Clone, Debug)]
 pub struct SubflowRx {
     pub rcv_nxt: u32,
+    /// `tp->rcv_wup`: rcv_nxt when the last ACK left.
+    pub rcv_wup: u32,
     /// Out-of-order ranges [start, end) above rcv_nxt, sorted, disjoint, not touching.
     ooo: Vec<(u32, u32)>,
     /// The block that contains the most recent arrival (reported first, RFC 2018 §4).
@@ -60,10 +62,30 @@ pub struct LinuxAcks {
     synack_at: SimTime,
     last_rcv: Option<SimTime>,
     /// The window the last ACK advertised (`tp->rcv_wnd`, raised to the shared MPTCP
-    /// edge by `mptcp_set_rwin`) and the payload of a full segment (`icsk_ack.rcv_mss`).
+    /// edge by `mptcp_set_rwin`) and the receiver's guess of the sender's MSS
+    /// (`icsk_ack.rcv_mss`, `tcp_measure_rcv_mss`).
     pub rcv_wnd: u64,
-    rcv_mss: u32,
+    pub rcv_mss: u32,
+    /// `icsk_ack.last_seg_size`: the last short segment's length, header jitter removed.
+    last_seg_size: u32,
+    /// `icsk_ack.pending`'s ICSK_ACK_PUSHED (1) and ICSK_ACK_PUSHED2 (2) bits: a short
+    /// segment, or a full one with PSH, came in since the last ACK.
+    pub pushed: u8,
+    /// TCP option bytes of a data segment beyond the timestamps (the 24 of an MPTCP DSS
+    /// with a mapping and a 64-bit DATA_ACK: 56-byte headers in the kernel backend's
+    /// captures), which `tcp_measure_rcv_mss` counts in a short segment's length.
+    pub data_opt_len: u32,
 }
+
+/// `ICSK_ACK_PUSHED` / `ICSK_ACK_PUSHED2` (include/net/inet_connection_sock.h).
+pub const ACK_PUSHED: u8 = 1;
+pub const ACK_PUSHED2: u8 = 2;
+/// `TCP_MSS_DEFAULT` and `TCP_MIN_MSS` (include/net/tcp.h), `sizeof(struct tcphdr)`,
+/// and `tcp_header_len` with timestamps (20 + 12).
+const TCP_MSS_DEFAULT: u32 = 536;
+const TCP_MIN_MSS: u32 = 88;
+const TCPHDR: u32 = 20;
+const TCP_HEADER_LEN_TS: u32 = 32;
 
 impl LinuxAcks {
     /// `sk_rcvbuf` in truesize bytes, `ratio` the full segment's payload per truesize in
@@ -90,8 +112,49 @@ impl LinuxAcks {
             synack_at,
             last_rcv: None,
             rcv_wnd: 0,
-            rcv_mss: 0,
+            // `tcp_initialize_rcv_mss`: min(advmss, mss_cache, rcv_wnd / 2, TCP_MSS_DEFAULT),
+            // at least TCP_MIN_MSS.
+            rcv_mss: (advmss as u32).min((rcv_wnd0 / 2) as u32).min(TCP_MSS_DEFAULT).max(TCP_MIN_MSS),
+            last_seg_size: 0,
+            pushed: 0,
+            data_opt_len: 0,
         }
+    }
+
+    /// `tcp_window_clamp` after the first full segment set the ratio (`tcp_measure_rcv_mss`
+    /// -> `tcp_set_window_clamp`): the full space, `tcp_win_from_space(sk_rcvbuf)`.
+    pub fn window_clamp(&self) -> u64 { (self.sk_rcvbuf * self.ratio) >> 8 }
+
+    /// `tcp_measure_rcv_mss` for an in-order segment of `len` payload bytes, `psh` its PSH
+    /// flag (net/ipv4/tcp_input.c, Linux 6.18): a segment of at least rcv_mss sets rcv_mss
+    /// (at most advmss) and, with PSH, ICSK_ACK_PUSHED ("likely the end of an application
+    /// write"); a shorter one sets ICSK_ACK_PUSHED (PUSHED2 if it was set), unless it is
+    /// the second in a row of one size large enough to be a segment size (then it becomes
+    /// rcv_mss instead).
+    pub fn measure_rcv_mss(&mut self, len: u32, psh: bool) {
+        let lss = self.last_seg_size;
+        self.last_seg_size = 0;
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(self.advmss as u32);
+            if psh {
+                self.pushed |= ACK_PUSHED;
+            }
+            return;
+        }
+        // The length with the whole TCP header ("invariant segment length").
+        let l = len + TCP_HEADER_LEN_TS + self.data_opt_len;
+        if l >= TCP_MSS_DEFAULT + TCPHDR || (l >= TCP_MIN_MSS + TCPHDR && !psh) {
+            let l = l - TCP_HEADER_LEN_TS;
+            self.last_seg_size = l;
+            if l == lss {
+                self.rcv_mss = l;
+                return;
+            }
+        }
+        if self.pushed & ACK_PUSHED != 0 {
+            self.pushed |= ACK_PUSHED2;
+        }
+        self.pushed |= ACK_PUSHED;
     }
 
     /// `tcp_grow_window` for a segment of `len` new bytes with `rmem` truesize now
@@ -122,6 +185,7 @@ impl SubflowRx {
     pub fn new(irs: u32, mss: u32, delayed_ack: bool, ato: SimTime) -> Self {
         SubflowRx {
             rcv_nxt: irs,
+            rcv_wup: irs,
             ooo: Vec::new(),
             last_block: None,
             unacked_bytes: 0,
@@ -166,7 +230,11 @@ impl SubflowRx {
     pub fn ooo_bytes(&self) -> u64 { self.ooo.iter().map(|&(s, e)| off(e, s) as u64).sum() }
 
     #[inline(always)]
-    pub fn on_segment(&mut self, now: SimTime, seq: u32, len: u32) -> RxOutcome {
+    pub fn on_segment(&mut self, now: SimTime, seq: u32, len: u32) -> RxOutcome { self.on_segment_psh(now, seq, len, false) }
+
+    /// `on_segment` for a segment whose PSH flag is `psh` (read by the Linux 6.x rules).
+    #[inline(always)]
+    pub fn on_segment_psh(&mut self, now: SimTime, seq: u32, len: u32, psh: bool) -> RxOutcome {
         self.segments_received += 1;
         let end = seq.wrapping_add(len);
         if !after(end, self.rcv_nxt) {
@@ -179,8 +247,7 @@ impl SubflowRx {
             // ("apparently sender failed to restart window") restarts the quick ACKs
             // (`tcp_incr_quickack`: rcv_wnd / (2 rcv_mss), 2 to 16).
             if let Some(l) = self.linux.as_mut() {
-                // `tcp_measure_rcv_mss`: the largest segment, at most advmss.
-                l.rcv_mss = l.rcv_mss.max(len.min(self.mss));
+                l.measure_rcv_mss(len, psh);
                 if let (Some(rto), Some(last)) = (l.rto, l.last_rcv) {
                     if now.saturating_sub(last) > rto {
                         let q = (l.rcv_wnd / (2 * l.rcv_mss.max(1) as u64)).clamp(2, QUICKACKS as u64) as u32;
@@ -276,10 +343,15 @@ impl SubflowRx {
         n as u8
     }
 
-    /// An ACK went out: nothing is pending any more.
+    /// An ACK went out: nothing is pending any more (`tcp_event_ack_sent` clears
+    /// `icsk_ack.pending`, the PUSHED bits with it), and rcv_wup moves to rcv_nxt.
     pub fn on_ack_sent(&mut self) {
         self.unacked_bytes = 0;
         self.delack_deadline = None;
+        self.rcv_wup = self.rcv_nxt;
+        if let Some(l) = self.linux.as_mut() {
+            l.pushed = 0;
+        }
     }
 }
 
@@ -398,5 +470,37 @@ mod tests {
         r.quickacks = 0;
         assert_eq!(r.on_segment(SimTime::from_ms(5), 0xffff_f000, 1000).ack, AckDecision::Delay(SimTime::from_ms(45)));
         assert_eq!(r.on_segment(SimTime::from_ms(6), 0xffff_f000u32.wrapping_add(1000), 1000).ack, AckDecision::Now);
+    }
+
+    #[test]
+    fn short_segments_and_full_ones_with_psh_mark_the_ack_pushed() {
+        // `tcp_measure_rcv_mss` (Linux 6.18) on an MPTCP subflow: 56-byte data headers,
+        // advmss 1 448, rcv_mss starting at TCP_MSS_DEFAULT.
+        let mut l = LinuxAcks::new(326_114, 158, 1448, SimTime::ZERO);
+        l.data_opt_len = 24;
+        assert_eq!(l.rcv_mss, 536);
+        l.measure_rcv_mss(1424, false);
+        assert_eq!((l.rcv_mss, l.pushed), (1424, 0), "a full segment without PSH: rcv_mss only");
+        l.measure_rcv_mss(1424, true);
+        assert_eq!(l.pushed, ACK_PUSHED, "a full segment with PSH: the end of a write");
+        l.pushed = 0;
+        l.measure_rcv_mss(520, true);
+        assert_eq!(l.pushed, ACK_PUSHED, "a short one");
+        l.measure_rcv_mss(300, true);
+        assert_eq!(l.pushed, ACK_PUSHED | ACK_PUSHED2, "a second short one before an ACK");
+        // Two short segments of one size in a row, large enough to be a segment size
+        // (520 + 56 >= 536 + 20): the second becomes rcv_mss (520 + 24, the options it
+        // counts) and marks nothing.
+        l.pushed = 0;
+        l.measure_rcv_mss(520, true);
+        l.pushed = 0;
+        l.measure_rcv_mss(520, true);
+        assert_eq!((l.rcv_mss, l.pushed), (544, 0));
+        // Below TCP_MSS_DEFAULT + 20 with PSH: never a size candidate.
+        l.measure_rcv_mss(1424, false);
+        l.measure_rcv_mss(100, true);
+        l.pushed = 0;
+        l.measure_rcv_mss(100, true);
+        assert_eq!((l.rcv_mss, l.pushed), (1424, ACK_PUSHED));
     }
 }
