@@ -14,6 +14,7 @@ import json
 import os
 import re
 import signal
+import statistics
 import struct
 import subprocess
 import sys
@@ -368,7 +369,6 @@ def test_a_frame_reaching_an_idle_link_takes_its_transmission_time_as_on_a_real_
     # htb lets a frame that finds the link idle leave at once (its tokens are >= 0); a
     # link (and the simulator) first spends len / rate putting it on the wire: 12 ms for
     # 1 500 B at 1 Mbit/s. The forwarder adds that time to the frame's delay.
-    import statistics
 
     # 1 500-B IP packets 50 ms apart: each finds the link idle
     (res,) = _udp_through_a_1mbit_10ms_link(tmp_path, dict(count=20, size=1472, rate_bps=1500 * 8 * 20))
@@ -388,7 +388,12 @@ def test_back_to_back_frames_leave_a_slow_link_one_transmission_time_apart(tmp_p
         d = [x / 1e6 for x in res["delays_ns"]]
         assert len(d) == 5, d
         gaps += [b - a for a, b in zip(d, d[1:])]
-    assert 10.5 < min(gaps) and max(gaps) < 13.5, gaps  # 12 ms each (revision 4: the first about 0)
+    # 12 ms each (revision 4: the first about 0). No gap may be short, which is what the
+    # one-frame bucket did; a gap may run long when the host preempts the forwarder (one
+    # of twelve was 15.5 ms in a CI run on 2026-11-28), so one outlier above is allowed.
+    assert 10.5 < min(gaps), gaps
+    assert 11.5 < statistics.median(gaps) < 12.5, gaps
+    assert sum(g >= 13.5 for g in gaps) <= 1, gaps
 
 
 @kernel
