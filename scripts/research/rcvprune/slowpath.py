@@ -5,6 +5,7 @@ pacing-rate finding (docs/kernel.md, "The pacing rate the scheduler reads"):
   slowpath.py rtt DIR PATH        per-segment RTT (first transmissions) by packets out when sent
   slowpath.py bursts DIR PATH     the path's send bursts (gaps > 30 ms): sizes and packets out before
   slowpath.py releases DIR        the connection's DATA_ACK jumps (> 100 kB): how often and how big
+  slowpath.py perjump DIR         the new data each path sends in the 60 ms after each such jump
 
 Both backends capture at the client's end of each path, so the same reading holds."""
 import statistics as st
@@ -117,6 +118,25 @@ def releases(d, least=100e3):
     return out
 
 
+def per_jump(d, window=0.06):
+    """{path: [new-data bytes sent in `window` after each DATA_ACK jump over 100 kB, after 5 s]}."""
+    t00 = min(records(f)[0]["t"] for f in Path(d).glob("*.pcap"))
+    jumps = [t + t00 for t, _ in releases(d) if t > 5]
+    out = {}
+    for f in sorted(Path(d).glob("path*.pcap")):
+        recs, port, _ = subflow(d, f.stem)
+        high, sends = None, []
+        for r in recs:
+            if r["sport"] != port or r["len"] == 0:
+                continue
+            end = (r["seq"] + r["len"]) % WRAP
+            if high is None or ahead(end, high):  # first transmissions only
+                high = end
+                sends.append((r["t"], r["len"]))
+        out[f.stem] = [sum(n for t, n in sends if j <= t < j + window) for j in jumps]
+    return out
+
+
 def main(argv):
     what, d = argv[1], argv[2]
     if what == "rtt":
@@ -136,6 +156,10 @@ def main(argv):
         j = [x for x in releases(d) if x[0] > 5]
         iv = [b[0] - a[0] for a, b in zip(j, j[1:])]
         print(f"{d}: {len(j)} DATA_ACK jumps over 100 kB after 5 s, median interval {st.median(iv):.3f} s, median jump {st.median(x[1] for x in j) / 1e3:.0f} kB")
+    elif what == "perjump":
+        for path, v in per_jump(d).items():
+            print(f"{d} {path}: {len(v)} jumps, median {st.median(v) / 1e3:.1f} kB in the 60 ms after each, "
+                  f"none in {sum(1 for x in v if x == 0)}, 60 kB or more in {sum(1 for x in v if x >= 60e3)}")
     else:
         raise SystemExit(__doc__)
 
