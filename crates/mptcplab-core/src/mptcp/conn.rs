@@ -437,7 +437,10 @@ impl Connection {
         } else {
             cfg.send_buffer
         };
-        let mut snd = MetaSender::new(sndbuf, rcv.window_edge());
+        // Linux receive memory: the sender's MPTCP window starts at the SYN-ACK's 65 535 B
+        // (`MetaReceiver::handshake_edge`, which `set_skb_memory` set).
+        let edge0 = if rcv.skb.is_some() { rcv.edge() } else { rcv.window_edge() };
+        let mut snd = MetaSender::new(sndbuf, edge0);
         snd.frag_charge = stack_up;
         snd.fill_window = stack_up;
         let mut up = MetaUp::new(cfg.stack == Stack::Upstream && !cfg.send_buffer_auto);
@@ -448,7 +451,7 @@ impl Connection {
         Ok(Connection {
             id,
             app: cfg.app.clone(),
-            advertised_edge: rcv.window_edge(),
+            advertised_edge: edge0,
             old_wspace: 0,
             cfg,
             paths,
@@ -731,7 +734,15 @@ impl Connection {
                 }
                 let mut p = self.ctl(PacketKind::SynAck, i, false, now);
                 p.ts = pkt.ts;
-                p.rwnd_edge = self.rcv.window_edge();
+                // Linux receive memory: the MP_CAPABLE SYN-ACK offers at most 65 535 B
+                // (`MetaReceiver::handshake_edge`); an MP_JOIN SYN-ACK moves nothing.
+                p.rwnd_edge = if self.rcv.skb.is_none() {
+                    self.rcv.window_edge()
+                } else if i == self.cfg.initial_path {
+                    self.rcv.handshake_edge()
+                } else {
+                    self.rcv.edge()
+                };
                 out.push(p);
             }
             PacketKind::SynAck => {
@@ -2244,6 +2255,9 @@ mod tests {
     fn a_window_of_out_of_order_skbs_under_the_buffer_drains_when_the_hole_fills() {
         let mut p = upstream_receiver_pair();
         let base = p.c.rcv.rcv_nxt;
+        // The whole memory window offered, as by a connection that has run a while (the
+        // SYN-ACK offers 65 535 B, and the rcv_ssthresh-capped ACKs grow the edge from there).
+        assert_eq!(p.c.rcv.window_edge() - base, 201_276);
         let mut seq = [p.c.subflows[0].rx.as_ref().unwrap().rcv_nxt, p.c.subflows[1].rx.as_ref().unwrap().rcv_nxt];
         let mut deliver = |p: &mut Pair, sub: usize, dsn: u64, len: u32| {
             let mut pkt = Packet::new(PacketKind::Data, 0, sub as u16, 0, 1500);

@@ -265,6 +265,10 @@ pub struct MetaReceiver {
     pub skb: Option<RcvMem>,
 }
 
+/// The largest window a SYN or SYN-ACK can carry: its window field is never scaled
+/// (RFC 7323 §2.2).
+pub const SYN_WINDOW_MAX: u64 = 65_535;
+
 impl MetaReceiver {
     pub fn new(rcvbuf: u64) -> Self { Self::with_accounting(rcvbuf, BufferAccounting::Payload, 1448) }
 
@@ -280,8 +284,24 @@ impl MetaReceiver {
         self.rcvbuf = m.sk_rcvbuf;
         self.skb = Some(m);
         self.edge = 0;
-        self.window_edge();
+        self.handshake_edge();
     }
+
+    /// Linux receive memory: the edge the MP_CAPABLE SYN-ACK announces, and where the
+    /// MPTCP edge (`rcv_wnd_sent`) starts. A SYN-ACK's window field is never scaled (RFC
+    /// 7323 §2.2), so it offers the memory window but at most 65 535 B
+    /// (`tcp_select_initial_window` leaves rcv_wnd above that at these buffers: the kernel
+    /// backend's SYN-ACKs carry 65 535); the ACKs after it move the edge by their
+    /// rcv_ssthresh-capped windows (`window_edge_capped`).
+    pub fn handshake_edge(&mut self) -> u64 {
+        let window = self.skb.as_ref().map_or(u64::MAX, |m| m.window()).min(SYN_WINDOW_MAX);
+        self.edge = self.edge.max(self.rcv_nxt + window);
+        self.edge
+    }
+
+    /// The edge announced last, without recomputing it (an MP_JOIN SYN-ACK carries no
+    /// DSS, so the sender's MPTCP window never reads its window: `ack_update_msk`).
+    pub fn edge(&self) -> u64 { self.edge }
 
     /// The receive window scale a capture shows for this receiver: `RcvMem`'s under
     /// `skb` memory, else the 7 of Linux's default tcp_rmem[2] (6 MiB).
@@ -443,7 +463,8 @@ mod tests {
         r.set_skb_memory(crate::mptcp::rcvmem::RcvMem::new(326_114, true, 1424));
         let unit = 1u64 << r.skb.as_ref().unwrap().rcv_wscale;
         assert!(unit > 1, "a 326 114-B buffer scales its window");
-        assert_eq!(r.window_edge(), 201_276, "the handshake offers the memory window, ALIGN4(158 x 326 114 / 256)");
+        assert_eq!(r.edge(), 65_535, "the SYN-ACK offers at most 65 535 B, unscaled");
+        assert_eq!(r.window_edge(), 201_276, "the memory window, ALIGN4(158 x 326 114 / 256)");
         // 150 000 B delivered and read: the memory is empty again.
         r.rcv_nxt = 150_000;
         let capped = 150_000 + 100_001u64.div_ceil(unit) * unit;
