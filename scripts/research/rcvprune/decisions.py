@@ -24,13 +24,7 @@ def main(d, t1, t2):
             ev.append((int(p[1]) * 1e-9 + off, "G", int(p[5]), int(p[6])))
         elif p and p[0] == "F" and len(p) == 6:  # time cpu data_seq data_len subflow_seq
             ev.append((int(p[1]) * 1e-9 + off, "F", int(p[3]), int(p[4])))
-    dsn_path, t0 = {}, None
-    for f in sorted((d / "pcap").glob("*.pcap")):
-        for r in pcapmp.read(f):
-            if r["flags"] & 2 and not r["flags"] & 16:
-                t0 = r["t"] if t0 is None else min(t0, r["t"])
-            if r.get("dsn") is not None and r.get("dll"):
-                dsn_path[r["dsn"]] = f.stem
+    dsn_path, t0 = pcapmp.dsn_paths(d)
     ev.sort()
     pending = []
     for t, kind, a, b in ev:

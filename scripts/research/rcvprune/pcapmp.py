@@ -70,3 +70,16 @@ def read(path):
             i += L
         recs.append(r)
     return recs
+
+
+def dsn_paths(d):
+    """({DSN of each data mapping: path}, time of the first SYN) from a run directory's
+    `pcap/` captures (the path is the file's stem, "path1" ...)."""
+    out, t0 = {}, None
+    for f in sorted((Path(d) / "pcap").glob("*.pcap")):
+        for r in read(f):
+            if r["flags"] & 2 and not r["flags"] & 16:
+                t0 = r["t"] if t0 is None else min(t0, r["t"])
+            if r.get("dsn") is not None and r.get("dll"):
+                out[r["dsn"]] = f.stem
+    return out, t0

@@ -1561,7 +1561,8 @@ impl Connection {
     }
 
     /// The application read `max` bytes; send a window update when the window opened
-    /// by at least two segments (Linux `tcp_cleanup_rbuf`).
+    /// by at least two segments (Linux `tcp_cleanup_rbuf`), or with Linux receive memory
+    /// as `mptcp_cleanup_rbuf` decides (`cleanup_rbuf`).
     pub fn app_read(&mut self, now: SimTime, max: u64, out: &mut Vec<Packet>) {
         let read_before = self.rcv.read_total;
         self.rcv.read(max);
@@ -1578,8 +1579,7 @@ impl Connection {
             }
         }
         if self.rcv.skb.is_some() {
-            let copied = self.rcv.read_total - read_before;
-            return self.cleanup_rbuf(now, copied, out);
+            return self.cleanup_rbuf(now, self.rcv.read_total - read_before, out);
         }
         let edge = self.rcv.window_edge();
         if edge >= self.advertised_edge + 2 * self.cfg.tcp.mss as u64 {

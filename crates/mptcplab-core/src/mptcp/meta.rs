@@ -327,8 +327,10 @@ impl MetaReceiver {
         let held = self.unread + self.ooo_bytes;
         let window = if let Some(m) = &self.skb {
             // The MPTCP socket's window (`mptcp_space`), whose right edge every subflow
-            // advertises and which never moves left (`mptcp_set_rwin`: rcv_wnd_sent).
-            m.window()
+            // advertises and which never moves left (`mptcp_set_rwin`: rcv_wnd_sent),
+            // at most `cap` aligned up to the window scale.
+            let w = m.window();
+            if cap == u64::MAX { w } else { w.min(cap.div_ceil(1 << m.rcv_wscale) << m.rcv_wscale) }
         } else {
             match self.accounting {
             BufferAccounting::Payload => self.rcvbuf.saturating_sub(held),
@@ -337,10 +339,6 @@ impl MetaReceiver {
                 if free < self.mss.min(self.rcvbuf / 2) { 0 } else { free }
             }
             }
-        };
-        let window = match &self.skb {
-            Some(m) if cap != u64::MAX => window.min(cap.div_ceil(1 << m.rcv_wscale) << m.rcv_wscale),
-            _ => window,
         };
         let e = self.rcv_nxt + window;
         self.edge = self.edge.max(e);

@@ -126,9 +126,8 @@ impl RcvMem {
     /// the scale and is 0 under 1/16 of the full window or under one MSS; it is then
     /// aligned up to the scale.
     pub fn window(&self) -> u64 {
-        let free_mem = self.sk_rcvbuf.saturating_sub(self.rmem);
-        let mut free = (free_mem * self.scaling_ratio) >> WIN_SCALE_SHIFT;
-        let allowed = (self.sk_rcvbuf * self.scaling_ratio) >> WIN_SCALE_SHIFT;
+        let mut free = self.space();
+        let allowed = self.full_space();
         let unit = 1u64 << self.rcv_wscale;
         if free < allowed / 2 {
             free -= free % unit;
@@ -142,12 +141,12 @@ impl RcvMem {
     /// `__mptcp_space`: the free memory times the scaling ratio, unrounded (0 when over).
     pub fn space(&self) -> u64 { (self.sk_rcvbuf.saturating_sub(self.rmem) * self.scaling_ratio) >> WIN_SCALE_SHIFT }
 
+    /// `tcp_full_space`: the whole buffer times the scaling ratio.
+    fn full_space(&self) -> u64 { (self.sk_rcvbuf * self.scaling_ratio) >> WIN_SCALE_SHIFT }
+
     /// `__tcp_select_window`'s "free_space < full_space / 2" (which also ends the quick
     /// ACKs, `icsk_ack.quick = 0`).
-    pub fn below_half(&self) -> bool {
-        let free = (self.sk_rcvbuf.saturating_sub(self.rmem) * self.scaling_ratio) >> WIN_SCALE_SHIFT;
-        free < ((self.sk_rcvbuf * self.scaling_ratio) >> WIN_SCALE_SHIFT) / 2
-    }
+    pub fn below_half(&self) -> bool { self.space() < self.full_space() / 2 }
 
     /// An skb [dsn, dsn + len) of truesize `truesize` moves into the MPTCP socket, whose
     /// in-order point was `rcv_nxt` before and is `rcv_nxt_after` after (the caller's
