@@ -519,10 +519,13 @@ def udp_send(cfg: dict) -> None:
     dst = (cfg["ip"], cfg["port"])
     pad = bytes(max(0, cfg["size"] - 16))
     gap = cfg["size"] * 8 / cfg["rate_bps"] if cfg.get("rate_bps") else 0.0
+    burst = cfg.get("burst", 0)  # sent back to back first, so the link has a backlog from the start
     t = time.monotonic()
     sent = 0
     for seq in range(cfg["count"]):
-        if gap:
+        if seq == burst:
+            t = time.monotonic()
+        if gap and seq >= burst:
             t += gap
             d = t - time.monotonic()
             if d > 0.002:
