@@ -635,7 +635,16 @@ impl SubflowTx {
     /// buffer (`app_nospace`, Linux SOCK_NOSPACE).
     #[inline]
     pub fn validate_cwnd(&mut self, now: SimTime, limited: bool, app_nospace: bool) {
-        if !before(self.snd_una, self.max_packets_seq) || self.packets_out > self.max_packets_out {
+        let new_window = !before(self.snd_una, self.max_packets_seq);
+        let update = match self.cfg.cwnd_validation {
+            // Linux >= 6.0 ("tcp: fix tcp_cwnd_validate() to not forget is_cwnd_limited",
+            // net/ipv4/tcp_output.c): a cwnd-limited send is remembered for the window
+            // (`cwnd_usage_seq`); more packets out only count while it is not.
+            CwndValidation::Linux5_18 => new_window || limited || (!self.is_cwnd_limited && self.packets_out > self.max_packets_out),
+            // 3.16-5.17: a new window, or more packets out than its maximum so far.
+            _ => new_window || self.packets_out > self.max_packets_out,
+        };
+        if update {
             self.max_packets_out = self.packets_out;
             self.max_packets_seq = self.snd_nxt;
             self.is_cwnd_limited = limited;
@@ -1901,6 +1910,24 @@ mod tests {
             let ack = t.snd_una.wrapping_add(1000);
             t.on_ack(SimTime::from_ms(50), ack, &[], &Coupling::alone());
             assert_eq!(t.st.cwnd > 50, grows, "{v:?}: cwnd {}", t.st.cwnd);
+        }
+    }
+
+    #[test]
+    fn linux_6_remembers_a_cwnd_limited_window_when_a_later_send_has_room_and_4x_forgets_it() {
+        // The sequence of "tcp: fix tcp_cwnd_validate() to not forget is_cwnd_limited"
+        // (2022): cwnd-limited with 20 out, then in the same window cwnd has room and 22
+        // are out. 3.16-5.17 overwrite is_cwnd_limited with false (22 > 20); 6.x keep it
+        // for the window. Congestion avoidance, so no slow-start allowance.
+        for (v, limited) in [(CwndValidation::Linux4, false), (CwndValidation::Linux5_18, true)] {
+            let mut t = tx_with(v, true);
+            t.st.ssthresh = 10;
+            send_n(&mut t, 20, SimTime::ZERO);
+            t.validate_cwnd(SimTime::ZERO, true, false);
+            t.st.cwnd = 25;
+            send_n(&mut t, 2, SimTime::ZERO);
+            t.validate_cwnd(SimTime::ZERO, false, false);
+            assert_eq!(t.cwnd_limited(), limited, "{v:?}");
         }
     }
 
