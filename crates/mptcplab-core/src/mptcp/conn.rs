@@ -2136,6 +2136,38 @@ mod tests {
 
     /// Both subflows open, one 1 424-B segment delivered, the 6.18 receive memory with the
     /// kernel backend's 200 KB (sk_rcvbuf 326 114).
+    /// `tcp_write_xmit` (Linux 6.x): `is_cwnd_limited |= packets_in_flight >= cwnd`, and
+    /// `tcp_cwnd_validate` runs when the subflow sent nothing but was cwnd-limited. A
+    /// subflow whose queue holds data behind a full cwnd is cwnd-limited for its window
+    /// under `linux_5_18`; under `linux_4` only a subflow that sent something is validated.
+    #[test]
+    fn a_subflow_with_data_queued_behind_a_full_cwnd_counts_as_cwnd_limited_under_linux_6() {
+        for (v, limited) in [(CwndValidation::Linux4, false), (CwndValidation::Linux5_18, true)] {
+            let mut p = Pair::with(&[false], "fullmesh", &Params::new(), 10_000_000, |c| {
+                c.stack = Stack::Upstream;
+                c.tcp.mss = 1424;
+                c.tcp.cwnd_validation = v;
+                c.receive_buffer = 4 << 20;
+            });
+            p.run_until(SimTime::from_ms(100));
+            let s = &mut p.c.subflows[0];
+            assert!(s.tx.packets_out > 0, "{v:?}: data out");
+            // Congestion avoidance (no slow-start allowance), a fresh window, cwnd full,
+            // then two segments handed to the subflow (`__subflow_push_pending`).
+            s.tx.st.ssthresh = 2;
+            s.tx.st.cwnd = s.tx.in_flight();
+            s.tx.clear_cwnd_usage();
+            let sent = s.tx.stats.segs_sent;
+            let mut out = vec![];
+            p.c.push_on(p.now, 0, 2 * 1424, &mut out);
+            assert!(!p.c.subflows[0].queue.is_empty(), "{v:?}: data queued");
+            p.c.push(p.now, &mut out);
+            let s = &p.c.subflows[0];
+            assert_eq!(s.tx.stats.segs_sent, sent, "{v:?}: nothing sent past a full cwnd");
+            assert_eq!(s.tx.cwnd_limited(), limited, "{v:?}");
+        }
+    }
+
     fn upstream_receiver_pair() -> Pair {
         let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
             c.stack = Stack::Upstream;

@@ -628,6 +628,14 @@ impl SubflowTx {
         out
     }
 
+    /// Start a window in which nothing was cwnd-limited (tests of `validate_cwnd`'s callers).
+    #[cfg(test)]
+    pub(crate) fn clear_cwnd_usage(&mut self) {
+        self.is_cwnd_limited = false;
+        self.max_packets_out = 0;
+        self.max_packets_seq = self.snd_nxt;
+    }
+
     /// Linux `tcp_cwnd_validate` after a send opportunity: was cwnd the limit? When the
     /// sender has not filled cwnd for a whole RTO (limited by the application or the
     /// receive window), cwnd decays towards what was used (RFC 2861 §3, Linux
@@ -691,7 +699,7 @@ impl SubflowTx {
 
     /// Linux >= 3.16 `tcp_is_cwnd_limited(sk)` (include/net/tcp.h) from the window state
     /// `tcp_cwnd_validate` records.
-    fn cwnd_limited(&self) -> bool {
+    pub(crate) fn cwnd_limited(&self) -> bool {
         let slow_start_room = self.st.in_slow_start() && self.st.cwnd < 2 * self.max_packets_out;
         match self.cfg.cwnd_validation {
             // 3.16 - 5.17: "If in slow start, ensure cwnd grows to twice what was ACKed."
