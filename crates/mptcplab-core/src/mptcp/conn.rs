@@ -1385,7 +1385,7 @@ impl Connection {
         while self.subflows[i].tx.can_send(now) {
             if let Some(idx) = self.subflows[i].tx.next_retransmit() {
                 let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
-                self.emit_data(now, i, seq, len, dsn, true, out);
+                self.emit_data(now, i, seq, len, dsn, true, false, out);
             } else if let Some(&(_, len, ..)) = self.subflows[i].queue.front() {
                 // Upstream subflows run Nagle (MPTCP pushes with the subflow's `nonagle`,
                 // 0 by default: `mptcp_push_release` -> `tcp_push`); the last skb of the
@@ -1395,10 +1395,7 @@ impl Connection {
                 }
                 let Some((dsn, len, psh)) = self.subflows[i].pop_queued() else { break };
                 let seq = self.subflows[i].tx.send_new(now, len, dsn);
-                self.emit_data(now, i, seq, len, dsn, false, out);
-                if let Some(p) = out.last_mut() {
-                    p.psh = psh;
-                }
+                self.emit_data(now, i, seq, len, dsn, false, psh, out);
             } else {
                 break;
             }
@@ -1413,12 +1410,9 @@ impl Connection {
         if s.queue.front().is_some_and(|&(_, len, ..)| s.tx.snd_wnd_allows(len)) {
             let Some((dsn, len, psh)) = s.pop_queued() else { return };
             let seq = s.tx.probe_new(now, len, dsn);
-            self.emit_data(now, i, seq, len, dsn, false, out);
-            if let Some(p) = out.last_mut() {
-                p.psh = psh;
-            }
+            self.emit_data(now, i, seq, len, dsn, false, psh, out);
         } else if let Some((seq, len, dsn)) = s.tx.probe_last(now) {
-            self.emit_data(now, i, seq, len, dsn, true, out);
+            self.emit_data(now, i, seq, len, dsn, true, false, out);
         }
     }
 
@@ -1648,7 +1642,7 @@ impl Connection {
     }
 
     #[inline]
-    fn emit_data(&mut self, now: SimTime, i: usize, seq: u32, len: u32, dsn: u64, retrans: bool, out: &mut Vec<Packet>) {
+    fn emit_data(&mut self, now: SimTime, i: usize, seq: u32, len: u32, dsn: u64, retrans: bool, psh: bool, out: &mut Vec<Packet>) {
         let hdr = self.data_header();
         let s = &self.subflows[i];
         let mut p = Packet::new(PacketKind::Data, self.id, i as u16, s.route_fwd, len + hdr);
@@ -1657,6 +1651,7 @@ impl Connection {
         p.dsn = dsn;
         p.ts = now;
         p.retrans = retrans;
+        p.psh = psh;
         self.stats.data_segs_sent += 1;
         out.push(p);
     }
@@ -1988,7 +1983,7 @@ impl Connection {
         };
         self.record_sched(now, i, kind, dsn, len);
         let seq = self.subflows[i].tx.send_new(now, len, dsn);
-        self.emit_data(now, i, seq, len, dsn, false, out);
+        self.emit_data(now, i, seq, len, dsn, false, false, out);
         true
     }
 
@@ -2134,8 +2129,6 @@ mod tests {
         fn sent(&self, i: usize) -> u64 { self.c.subflows[i].tx.stats.bytes_sent }
     }
 
-    /// Both subflows open, one 1 424-B segment delivered, the 6.18 receive memory with the
-    /// kernel backend's 200 KB (sk_rcvbuf 326 114).
     /// `tcp_write_xmit` (Linux 6.x): `is_cwnd_limited |= packets_in_flight >= cwnd`, and
     /// `tcp_cwnd_validate` runs when the subflow sent nothing but was cwnd-limited. A
     /// subflow whose queue holds data behind a full cwnd is cwnd-limited for its window
@@ -2168,6 +2161,8 @@ mod tests {
         }
     }
 
+    /// Both subflows open, one 1 424-B segment delivered, the 6.18 receive memory with the
+    /// kernel backend's 200 KB (sk_rcvbuf 326 114).
     fn upstream_receiver_pair() -> Pair {
         let mut p = Pair::with(&[false, false], "fullmesh", &Params::new(), 1424, |c| {
             c.stack = Stack::Upstream;
