@@ -1,0 +1,154 @@
+"""Kernel against simulator at a bounded-buffer row, from either backend's captures
+(`--pcap` / `pcap=`; docs/kernel.md, "PSH on every GSO packet", 2026-11-29):
+
+  captures.py held SLOWPATH DIR...   per 100 s before any deadlock: the slow path's new
+                                     segments, short ones, and those sent when their DSN was
+                                     already the connection's left edge (held), <= 16 B or not
+  captures.py steps DIR...           the MPTCP window edge's advances by size (after 2 s)
+  captures.py acks DIR...            per fast path: single-segment ACKs of full segments, by
+                                     whether the segment had neighbours within 3 ms
+  captures.py psh DIR...             per fast path: gaps between PSH flags, in new segments
+  captures.py deadlock DIR...        where DATA_ACK stops for the rest of the run: when, the
+                                     head's sends, the window, what lies above it
+
+`runs.py` makes the kernel's runs (with or without captures) and the simulator's."""
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import slowpath  # noqa: E402
+import windows  # noqa: E402
+
+PAYLOAD = slowpath.PAYLOAD
+WRAP = 1 << 32
+
+
+def name(d):
+    d = Path(d)
+    return d.parent.name if d.name == "pcap" else d.name
+
+
+def last_advance(ev):
+    """(time of the last DATA_ACK advance, run end), both from the first event."""
+    t0, ack, adv = ev[0][0], 0, 0.0
+    for e in ev:
+        if e[1] == "A" and e[3] > ack:
+            ack, adv = e[3], e[0] - t0
+    return adv, ev[-1][0] - t0
+
+
+def held(slow, dirs):
+    agg, secs = Counter(), 0.0
+    for d in dirs:
+        ev = windows.load(d)
+        t0, ack, seen, c = ev[0][0], 0, set(), Counter()
+        for e in ev:
+            t = e[0] - t0
+            if e[1] == "A":
+                ack = max(ack, e[3])
+            elif e[2] == slow and t >= 2 and e[3] not in seen:
+                seen.add(e[3])
+                c["segs"] += 1
+                c["short"] += e[4] < PAYLOAD
+                if e[3] == ack:
+                    c["held <= 16 B" if e[4] <= 16 else "held > 16 B"] += 1
+        adv, end = last_advance(ev)
+        secs += (adv if end - adv >= 5 else end) - 2
+        agg.update(c)
+    print(f"{len(dirs)} runs, {secs:.0f} s before any deadlock; per 100 s:",
+          {k: round(v * 100 / secs, 1) for k, v in sorted(agg.items())})
+
+
+def steps(dirs):
+    for d in dirs:
+        ev = windows.load(d)
+        t0, emax, c = ev[0][0], None, Counter()
+        for t, k, _, _, e in ev:
+            if k != "A" or t - t0 < 2:
+                continue
+            if emax is not None and e > emax:
+                s = e - emax
+                c[s if s < 64 or PAYLOAD - 2 <= s <= PAYLOAD + 2 or 2 * PAYLOAD - 4 <= s <= 2 * PAYLOAD + 2
+                  else "<1 segment" if s < PAYLOAD else "<2 segments" if s < 2 * PAYLOAD else "larger"] += 1
+            emax = e if emax is None else max(emax, e)
+        print(name(d), sum(c.values()), "advances:", c.most_common(12))
+
+
+def _paths(d):
+    return [f.stem for f in sorted(Path(d).glob("*.pcap"))]
+
+
+def acks(dirs):
+    for d in dirs:
+        out = {}
+        for path in _paths(d)[:-1]:  # the slowest path's file sorts last in seed 001's scenarios
+            recs, port, t0 = slowpath.subflow(d, path)
+            sends = [(r["t"], (r["seq"] + r["len"]) % WRAP, r["len"]) for r in recs if r["sport"] == port and r["len"] > 0]
+            by_end = {}
+            for i, s in enumerate(sends):
+                by_end.setdefault(s[1], i)
+            last, c = None, Counter()
+            for r in recs:
+                if r["dport"] != port or not r["flags"] & 16 or r["flags"] & 2:
+                    continue
+                if last is not None:
+                    dl = (r["ack"] - last) % WRAP
+                    if 0 < dl <= PAYLOAD and r["ack"] in by_end and r["t"] - t0 > 2:
+                        i = by_end[r["ack"]]
+                        if sends[i][2] == PAYLOAD:
+                            nxt = i + 1 < len(sends) and sends[i + 1][0] - sends[i][0] < 0.003
+                            prv = i > 0 and sends[i][0] - sends[i - 1][0] < 0.003
+                            c["mid-burst" if nxt and prv else "burst edge"] += 1
+                    if 0 < dl < WRAP // 2:
+                        last = r["ack"]
+                else:
+                    last = r["ack"]
+            out[path] = dict(c)
+        print(name(d), "single-segment ACKs of full segments:", out)
+
+
+def psh(dirs):
+    for d in dirs:
+        out = {}
+        for path in _paths(d)[:-1]:
+            recs, port, t0 = slowpath.subflow(d, path)
+            c, n, seen = Counter(), 0, set()
+            for r in recs:
+                if r["sport"] == port and r["len"] > 0 and r["t"] - t0 > 2 and r["seq"] not in seen:
+                    seen.add(r["seq"])
+                    n += 1
+                    if r["flags"] & 8:
+                        c[min(n, 12)] += 1
+                        n = 0
+            out[path] = sorted(c.items())
+        print(name(d), "gaps between PSH flags (12 = 12 or more):", out)
+
+
+def deadlock(dirs):
+    for d in dirs:
+        ev = windows.load(d)
+        adv, end = last_advance(ev)
+        if end - adv < 5:
+            print(f"{name(d)}: no deadlock (last advance {adv:.1f} s of {end:.1f})")
+            continue
+        t0, ack, edge, sends = ev[0][0], 0, 0, {}
+        for e in ev:
+            if e[1] == "A":
+                ack, edge = max(ack, e[3]), max(edge, e[4])
+            else:
+                sends.setdefault(e[3], []).append((round(e[0] - t0, 3), e[2], e[4]))
+        head = sends.get(ack, [])
+        above = [v[0] for k, v in sends.items() if k > ack and v[0][0] <= adv + 2]
+        print(f"{name(d)}: deadlock at {adv:.2f} s; the head's sends {head[:4]}; window {edge - ack}; "
+              f"above it {len(above)} segments, {sum(v[2] for v in above)} B, {sum(v[2] < PAYLOAD for v in above)} short")
+
+
+if __name__ == "__main__":
+    cmd, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else (None, [])
+    if cmd == "held":
+        held(args[0], args[1:])
+    elif cmd in ("steps", "acks", "psh", "deadlock"):
+        globals()[cmd](args)
+    else:
+        sys.exit(__doc__)
