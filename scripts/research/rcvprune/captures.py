@@ -10,6 +10,11 @@
   captures.py psh DIR...             per fast path: gaps between PSH flags, in new segments
   captures.py deadlock DIR...        where DATA_ACK stops for the rest of the run: when, the
                                      head's sends, the window, what lies above it
+  captures.py fills SLOWPATH DIR...  for each held (<= 16 B) slow-path head: the bytes the
+                                     other paths had sent above it within the edge (a union
+                                     of byte ranges: retransmissions with shifted boundaries
+                                     count once), the segments that added bytes, when the
+                                     fill passed 99 000 B, and whether the run stalled there
 
 `runs.py` makes the kernel's runs (with or without captures) and the simulator's."""
 import sys
@@ -144,10 +149,47 @@ def deadlock(dirs):
               f"above it {len(above)} segments, {sum(v[2] for v in above)} B, {sum(v[2] < PAYLOAD for v in above)} short")
 
 
+def fills(slow, dirs):
+    rows = []
+    for d in dirs:
+        ev = windows.load(d)
+        t0 = ev[0][0]
+        adv, end = last_advance(ev)
+        sends = [(e[0] - t0, e[2], e[3], e[4]) for e in ev if e[1] == "D"]
+        seen, ack, edge = set(), 0, 0
+        for e in ev:
+            t = e[0] - t0
+            if e[1] == "A":
+                ack, edge = max(ack, e[3]), max(edge, e[4])
+                continue
+            new = e[3] not in seen
+            seen.add(e[3])
+            if not (new and e[2] == slow and t >= 2 and e[3] == ack and e[4] <= 16):
+                continue
+            head, hi, cov, total, t_full = e[3], edge, [], 0, None
+            for ts, p, dsn, ln in sends:
+                if ts > t + 0.3:
+                    break
+                if p == slow or dsn + ln <= head or dsn >= hi:
+                    continue
+                a, b = max(dsn, head + e[4]), min(dsn + ln, hi)
+                added = b - a - sum(max(0, min(b, y) - max(a, x)) for x, y in cov)
+                if added > 0:
+                    cov.append((a, b))
+                    total += added
+                    if total >= 99_000 and t_full is None:
+                        t_full = ts - t
+            rows.append((total, len(cov), t_full, end - adv >= 5 and abs(t - adv) < 1))
+    full = [r for r in rows if r[0] >= 99_000]
+    print(f"{len(rows)} held heads; {len(full)} with >= 99 000 B above, {sum(r[3] for r in full)} of them stalled for good")
+    for r in sorted(full):
+        print(f"   {r[1]} segments, {r[0]} B, full {1000 * r[2]:+.0f} ms from the head's send{', deadlock' if r[3] else ''}")
+
+
 if __name__ == "__main__":
     cmd, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else (None, [])
-    if cmd == "held":
-        held(args[0], args[1:])
+    if cmd in ("held", "fills"):
+        globals()[cmd](args[0], args[1:])
     elif cmd in ("steps", "acks", "psh", "deadlock"):
         globals()[cmd](args)
     else:
