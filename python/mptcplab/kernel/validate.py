@@ -1098,6 +1098,18 @@ def _releases_text(releases: collections.Counter[str]) -> str:
     return ", ".join(f"{r} ({n} run{'' if n == 1 else 's'})" for r, n in sorted(releases.items()))
 
 
+def point_scenario(base: Scenario, point: Point, cc: str, duration_s: float) -> Scenario:
+    """The scenario a point runs with `cc` for `duration_s` on both backends: its base file
+    with the point's overrides, the duration, and `cc` on the connection and every flow."""
+    scn = base
+    for fld, value in point.overrides:
+        scn = scn.with_(fld, value)
+    scn = scn.with_duration(duration_s).with_("connections[0].cc", cc)
+    for i, _f in enumerate(scn.to_dict().get("flows") or []):
+        scn = scn.with_(f"flows[{i}].cc", cc)
+    return scn
+
+
 def select_points(families: Sequence[str] | None = None, only: str | None = None,
                   quick: bool = False) -> list[Point]:
     """The points of the named families (default: core; quick: the quick matrix), those
@@ -1204,17 +1216,12 @@ def run_validate(
     releases: collections.Counter[str] = collections.Counter()
     for p in points:
         n, dur = plan(p)
-        base = bases[p.scenario]
-        for fld, value in p.overrides:
-            base = base.with_(fld, value)
-        if sim_runs(p) > n and any(ln.get("loss") for ln in base.to_dict().get("links") or []):
-            # With random loss both backends draw the same losses per seed: the runs must pair.
-            raise ScenarioError("<matrix>", f"{p.family}/{p.label}: sim_reps needs a point without random loss "
-                                "(its seeds pair the backends' loss draws)")
         for cc in p.ccs:
-            scn = base.with_duration(dur).with_("connections[0].cc", cc)
-            for i, _f in enumerate(scn.to_dict().get("flows") or []):
-                scn = scn.with_(f"flows[{i}].cc", cc)
+            scn = point_scenario(bases[p.scenario], p, cc, dur)
+            if sim_runs(p) > n and any(ln.get("loss") for ln in scn.to_dict().get("links") or []):
+                # With random loss both backends draw the same losses per seed: the runs must pair.
+                raise ScenarioError("<matrix>", f"{p.family}/{p.label}: sim_reps needs a point without random loss "
+                                    "(its seeds pair the backends' loss draws)")
             scenarios[f"{p.label}/{cc}"] = scn.to_toml()
             sim_scn, _ = sim_side(scn, profile)
             runs: dict[str, list[dict[str, Any]]] = {"sim": [], "kernel": []}

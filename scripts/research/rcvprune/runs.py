@@ -21,10 +21,7 @@ from mptcplab.kernel import validate as val
 
 def row(label, cc, dur):
     p = {x.label: x for x in val.FAMILIES["bounded-buffer"]}[label]
-    scn = Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml")
-    for f, v in p.overrides:
-        scn = scn.with_(f, v)
-    return p, scn.with_duration(dur).with_("connections[0].cc", cc)
+    return p, val.point_scenario(Scenario.from_toml(val.SCENARIO_DIR / f"{p.scenario}.toml"), p, cc, dur)
 
 
 def kernel(label, cc, s0, n, dur, out, pcap):

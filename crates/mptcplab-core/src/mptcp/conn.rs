@@ -14,7 +14,7 @@ use crate::rng::Rng;
 use crate::tcp::TimerOutcome;
 use crate::sim::TimerKind;
 use crate::tcp::seq::{after, before};
-use crate::tcp::{AckDecision, BaseKernel, CwndValidation, ReceiveMemory, SubflowRx, SubflowTx, TcpConfig};
+use crate::tcp::{AckDecision, BaseKernel, ReceiveMemory, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -1895,13 +1895,7 @@ impl Connection {
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
         for (s, &before) in self.subflows.iter_mut().zip(self.sent_before.iter()) {
             if s.state == SubState::Established {
-                // Linux calls tcp_cwnd_validate for a subflow that sent something, and
-                // (tcp_write_xmit, 6.x) for one with data queued and cwnd full.
-                let limited = !s.tx.has_cwnd_space();
-                let waits = limited && !s.queue.is_empty() && s.tx.cfg.cwnd_validation == CwndValidation::Linux5_18;
-                if s.tx.stats.segs_sent != before || waits {
-                    s.tx.validate_cwnd(now, limited, nospace);
-                }
+                s.tx.validate_after_push(now, s.tx.stats.segs_sent != before, !s.queue.is_empty(), nospace);
                 // Nothing to send and cwnd room: delivery-rate samples are app-limited.
                 if !meta_has_data && s.queue.is_empty() {
                     s.tx.check_app_limited();
@@ -2032,6 +2026,7 @@ mod tests {
     use super::*;
     use crate::app::Bulk;
     use crate::mptcp::{pm, scheduler};
+    use crate::tcp::CwndValidation;
     use crate::options::{OptValue, Params};
 
     const ONE_WAY: SimTime = SimTime::from_ms(10);

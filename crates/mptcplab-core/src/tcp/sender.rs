@@ -636,6 +636,17 @@ impl SubflowTx {
         self.max_packets_seq = self.snd_nxt;
     }
 
+    /// `tcp_write_xmit`'s call of `tcp_cwnd_validate` after a push: for a subflow that
+    /// `sent` something, and (Linux 6.x, `linux_5_18`) for one with data `queued` behind a
+    /// full cwnd, which is cwnd-limited without sending.
+    #[inline]
+    pub fn validate_after_push(&mut self, now: SimTime, sent: bool, queued: bool, app_nospace: bool) {
+        let limited = !self.has_cwnd_space();
+        if sent || (limited && queued && self.cfg.cwnd_validation == CwndValidation::Linux5_18) {
+            self.validate_cwnd(now, limited, app_nospace);
+        }
+    }
+
     /// Linux `tcp_cwnd_validate` after a send opportunity: was cwnd the limit? When the
     /// sender has not filled cwnd for a whole RTO (limited by the application or the
     /// receive window), cwnd decays towards what was used (RFC 2861 §3, Linux
