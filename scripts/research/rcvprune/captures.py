@@ -15,6 +15,10 @@
                                      of byte ranges: retransmissions with shifted boundaries
                                      count once), the segments that added bytes, when the
                                      fill passed 99 000 B, and whether the run stalled there
+  captures.py quarters T DIR...      the windows (edge - DATA_ACK) the server's ACKs offer in
+                                     each quarter second of the first T s, median / smallest
+                                     in kB, every path (docs/kernel.md, "The MPTCP socket's
+                                     scaling ratio")
 
 `runs.py` makes the kernel's runs (with or without captures) and the simulator's."""
 import sys
@@ -186,10 +190,28 @@ def fills(slow, dirs):
         print(f"   {r[1]} segments, {r[0]} B, full {1000 * r[2]:+.0f} ms from the head's send{', deadlock' if r[3] else ''}")
 
 
+def quarters(limit, dirs):
+    for d in dirs:
+        ev = windows.load(d)
+        t0, bins = ev[0][0], {}
+        for e in ev:
+            if e[0] - t0 > limit:
+                break
+            if e[1] == "A":
+                bins.setdefault(int((e[0] - t0) / 0.25), []).append(e[4] - e[3])
+        cells = []
+        for b in sorted(bins):
+            v = sorted(bins[b])
+            cells.append(f"{b * 0.25:.2f}:{v[len(v) // 2] // 1000}/{v[0] // 1000}")
+        print(name(d), " ".join(cells))
+
+
 if __name__ == "__main__":
     cmd, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else (None, [])
     if cmd in ("held", "fills"):
         globals()[cmd](args[0], args[1:])
+    elif cmd == "quarters":
+        quarters(float(args[0]), args[1:])
     elif cmd in ("steps", "acks", "psh", "deadlock"):
         globals()[cmd](args)
     else:
