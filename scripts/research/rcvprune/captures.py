@@ -10,7 +10,9 @@
   captures.py psh DIR...             per fast path: gaps between PSH flags, in new segments
   captures.py deadlock DIR...        where DATA_ACK stops for the rest of the run: when, the
                                      head's sends, the window, what lies above it
-  captures.py fills SLOWPATH DIR...  for each held (<= 16 B) slow-path head: the bytes the
+  captures.py fills SLOWPATH DIR...  (FILL=N in the environment: the whole-window threshold,
+                                     default 99 000 B, the 100 KB rows')
+                                     for each held (<= 16 B) slow-path head: the bytes the
                                      other paths had sent above it within the edge (a union
                                      of byte ranges: retransmissions with shifted boundaries
                                      count once), the segments that added bytes, when the
@@ -21,6 +23,7 @@
                                      scaling ratio")
 
 `runs.py` makes the kernel's runs (with or without captures) and the simulator's."""
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -154,6 +157,7 @@ def deadlock(dirs):
 
 
 def fills(slow, dirs):
+    need = int(os.environ.get("FILL", "99000"))
     rows = []
     for d in dirs:
         ev = windows.load(d)
@@ -181,11 +185,11 @@ def fills(slow, dirs):
                 if added > 0:
                     cov.append((a, b))
                     total += added
-                    if total >= 99_000 and t_full is None:
+                    if total >= need and t_full is None:
                         t_full = ts - t
             rows.append((total, len(cov), t_full, end - adv >= 5 and abs(t - adv) < 1))
-    full = [r for r in rows if r[0] >= 99_000]
-    print(f"{len(rows)} held heads; {len(full)} with >= 99 000 B above, {sum(r[3] for r in full)} of them stalled for good")
+    full = [r for r in rows if r[0] >= need]
+    print(f"{len(rows)} held heads; {len(full)} with >= {need} B above, {sum(r[3] for r in full)} of them stalled for good")
     for r in sorted(full):
         print(f"   {r[1]} segments, {r[0]} B, full {1000 * r[2]:+.0f} ms from the head's send{', deadlock' if r[3] else ''}")
 
