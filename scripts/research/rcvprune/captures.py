@@ -4,19 +4,22 @@
   captures.py held SLOWPATH DIR...   per 100 s before any deadlock: the slow path's new
                                      segments, short ones, and those sent when their DSN was
                                      already the connection's left edge (held), <= 16 B or not
+                                     and the held heads' commonest sizes
+  captures.py tiny DIR...            new segments of at most 16 B after 2 s, by the path
+                                     that sent them
   captures.py steps DIR...           the MPTCP window edge's advances by size (after 2 s)
   captures.py acks DIR...            per fast path: single-segment ACKs of full segments, by
                                      whether the segment had neighbours within 3 ms
   captures.py psh DIR...             per fast path: gaps between PSH flags, in new segments
   captures.py deadlock DIR...        where DATA_ACK stops for the rest of the run: when, the
                                      head's sends, the window, what lies above it
-  captures.py fills SLOWPATH DIR...  (FILL=N in the environment: the whole-window threshold,
-                                     default 99 000 B, the 100 KB rows')
-                                     for each held (<= 16 B) slow-path head: the bytes the
+  captures.py fills SLOWPATH DIR...  for each held (<= 16 B) slow-path head: the bytes the
                                      other paths had sent above it within the edge (a union
                                      of byte ranges: retransmissions with shifted boundaries
                                      count once), the segments that added bytes, when the
-                                     fill passed 99 000 B, and whether the run stalled there
+                                     fill passed the whole window (FILL=N in the environment;
+                                     default 99 000 B, the 100 KB rows'), and whether the
+                                     run stalled there
   captures.py quarters T DIR...      the windows (edge - DATA_ACK) the server's ACKs offer in
                                      each quarter second of the first T s, median / smallest
                                      in kB, every path (docs/kernel.md, "The MPTCP socket's
@@ -51,7 +54,7 @@ def last_advance(ev):
 
 
 def held(slow, dirs):
-    agg, secs = Counter(), 0.0
+    agg, sizes, secs = Counter(), Counter(), 0.0
     for d in dirs:
         ev = windows.load(d)
         t0, ack, seen, c = ev[0][0], 0, set(), Counter()
@@ -65,11 +68,26 @@ def held(slow, dirs):
                 c["short"] += e[4] < PAYLOAD
                 if e[3] == ack:
                     c["held <= 16 B" if e[4] <= 16 else "held > 16 B"] += 1
+                    sizes[e[4]] += 1
         adv, end = last_advance(ev)
         secs += (adv if end - adv >= 5 else end) - 2
         agg.update(c)
     print(f"{len(dirs)} runs, {secs:.0f} s before any deadlock; per 100 s:",
           {k: round(v * 100 / secs, 1) for k, v in sorted(agg.items())})
+    print(f"held heads by size (all {sum(sizes.values())}, B: count):", sizes.most_common(10))
+
+
+def tiny(dirs):
+    by_path = Counter()
+    for d in dirs:
+        ev = windows.load(d)
+        t0, seen = ev[0][0], set()
+        for e in ev:
+            if e[1] == "D" and e[3] not in seen:
+                seen.add(e[3])
+                if e[0] - t0 >= 2 and e[4] <= 16:
+                    by_path[e[2]] += 1
+    print(f"{sum(by_path.values())} new segments of at most 16 B after 2 s, by path:", sorted(by_path.items()))
 
 
 def steps(dirs):
@@ -216,7 +234,7 @@ if __name__ == "__main__":
         globals()[cmd](args[0], args[1:])
     elif cmd == "quarters":
         quarters(float(args[0]), args[1:])
-    elif cmd in ("steps", "acks", "psh", "deadlock"):
+    elif cmd in ("steps", "acks", "psh", "deadlock", "tiny"):
         globals()[cmd](args)
     else:
         sys.exit(__doc__)

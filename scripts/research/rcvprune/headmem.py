@@ -3,7 +3,8 @@ header and options) data arrival on the slow path's server subflow, the MPTCP so
 against its sk_rcvbuf when it is within 10 % of it, the subflow's own rmem, and whether a
 drop on that subflow follows within 50 ms. usage: headmem.py SLOW_PATH_INDEX RUN_DIR...
 (docs/kernel.md, "PSH on every GSO packet", the race)."""
-import sys, json
+import json
+import sys
 from pathlib import Path
 SLOW = int(sys.argv[1])
 for d in sys.argv[2:]:
@@ -11,14 +12,17 @@ for d in sys.argv[2:]:
     R, D = [], []
     for line in (d / "bt.txt").read_text(errors="replace").splitlines():
         p = line.split()
-        if not p: continue
+        if not p:
+            continue
         if p[0] == "R" and len(p) >= 20:
             path = int(p[2], 16).to_bytes(4, "little")[2]
             R.append((int(p[1]) * 1e-9, path, int(p[3]), int(p[4]), int(p[11]), int(p[12]), int(p[13]), int(p[14])))
         elif p[0] == "D" and len(p) >= 16:
             path = int(p[2], 16).to_bytes(4, "little")[2]
             D.append((int(p[1]) * 1e-9, path))
-    if not R: print(d, "no R"); continue
+    if not R:
+        print(d, "no R")
+        continue
     t0 = R[0][0]
     info = json.loads((d / "info.json").read_text())
     print("==", d.name, info.get("goodput"))

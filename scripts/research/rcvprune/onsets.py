@@ -23,10 +23,8 @@ KERNEL = Path(__file__).resolve().parents[3] / "docs" / "validate" / "kernel" / 
 
 def sim_onsets(label: str, cc: str, runs: int) -> list[float]:
     point = {p.label: p for p in val.FAMILIES["bounded-buffer"]}[label]
-    scn = val.Scenario.from_toml(val.SCENARIO_DIR / f"{point.scenario}.toml")
-    for field, value in point.overrides:
-        scn = scn.with_(field, value)
-    scn, _ = val.sim_side(scn.with_duration(60.0).with_("connections[0].cc", cc), "upstream")
+    base = val.Scenario.from_toml(val.SCENARIO_DIR / f"{point.scenario}.toml")
+    scn, _ = val.sim_side(val.point_scenario(base, point, cc, 60.0), "upstream")
     onsets = []
     for seed in range(1, runs + 1):
         fig = val.run_figures(simulate(scn, seed=seed), None, 60.0)
