@@ -66,7 +66,7 @@ def sim(path):
         f = line.split()
         if not f or f[0] != "ACKDBG":
             continue
-        sub, kd, nxt = f[2], f[3], int(f[7])
+        sub, kd, nxt = f[2], f[3], int(f[7])  # ACKDBG t subflow context rmem R nxt N acked A ooo O
         kinds[kd] += 1
         if sub in prev:
             by_segs[(kd, segs((nxt - prev[sub]) % (1 << 32)))] += 1
