@@ -1,7 +1,7 @@
 """Who sends the receiver's ACKs (docs/kernel.md, "Who sends the receiver's ACKs",
 2026-11-29):
 
-  acks.py kernel BT_TXT   from a trace9.bt / trace10.bt run: the server's ACKs by the
+  acks.py kernel BT_TXT   from a trace10.bt run: the server's ACKs by the
                           context that sent them (softirq at arrival, the reader's
                           mptcp_cleanup_rbuf, the delayed-ACK timer), by how many segments
                           each acknowledged on its subflow, the quick-ACK count at the
@@ -26,7 +26,7 @@ def kernel(path):
         if not f:
             continue
         if f[0] == "R":
-            quick = int(f[11]) if len(f) > 11 else -1
+            quick = int(f[11]) if len(f) > 11 else -1  # a trace9.bt record has no quick count
             recs.append(["R", int(f[1]), f[2], int(f[8]), quick])
             cur = None
         elif f[0] == "K":
