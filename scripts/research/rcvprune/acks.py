@@ -14,34 +14,27 @@
 import sys
 from collections import Counter
 
+import trace10
+
 
 def segs(delta):
     return "1" if delta <= 1448 else "2" if delta <= 2896 else "3+"
 
 
 def kernel(path):
-    recs, cur = [], None
-    for line in open(path):
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "R":
+    recs = []
+    for kind, t, daddr, f, stack in trace10.records(path):
+        if kind == "R":
             quick = int(f[11]) if len(f) > 11 else -1  # a trace9.bt record has no quick count
-            recs.append(["R", int(f[1]), f[2], int(f[8]), quick])
-            cur = None
-        elif f[0] == "K":
-            cur = ["K", int(f[1]), f[2], int(f[6]), int(f[7]), []]
-            recs.append(cur)
-        elif cur is not None and line.startswith("        "):
-            cur[5].append(f[0].split("+")[0])
-    recs.sort(key=lambda r: r[1])
+            recs.append(["R", t, daddr, int(f[8]), quick])
+        else:
+            recs.append(["K", t, daddr, int(f[6]), int(f[7]), stack])
     kinds, by_segs, quick, moved, last_r, prev = Counter(), Counter(), Counter(), Counter(), {}, {}
     for r in recs:
         if r[0] == "R":
             last_r[r[2]] = r
             continue
-        st = " ".join(r[5])
-        kd = "reader" if "recvmsg" in st else "softirq" if "process_backlog" in st else "timer" if "timer" in st else "other"
+        kd = trace10.sender(r[5])
         kinds[kd] += 1
         d, R, P = r[2], last_r.get(r[2]), prev.get(r[2])
         if P is not None:

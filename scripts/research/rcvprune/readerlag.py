@@ -8,23 +8,7 @@ For each run: arrivals, the delay from the last arrival to each ACK the reader s
 300 us after the one before (with the p10/50/90 of those under 50 us)."""
 import sys
 
-
-def load(path):
-    recs, cur = [], None
-    for line in open(path):
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "R":
-            recs.append(("R", int(f[1])))
-            cur = None
-        elif f[0] == "K":
-            cur = ["K", int(f[1]), []]
-            recs.append(cur)
-        elif cur is not None and line.startswith("        "):
-            cur[2].append(f[0].split("+")[0])
-    recs.sort(key=lambda r: r[1])
-    return recs
+import trace10
 
 
 def q(a, x):
@@ -33,13 +17,13 @@ def q(a, x):
 
 for p in sys.argv[1:]:
     last, lags, gaps = None, [], []
-    for r in load(p):
-        if r[0] == "R":
+    for kind, t, _, _, stack in trace10.records(p):
+        if kind == "R":
             if last is not None:
-                gaps.append((r[1] - last) / 1e3)
-            last = r[1]
-        elif last is not None and "recvmsg" in " ".join(r[2]):
-            lags.append((r[1] - last) / 1e3)
+                gaps.append((t - last) / 1e3)
+            last = t
+        elif last is not None and trace10.sender(stack) == "reader":
+            lags.append((t - last) / 1e3)
     lags.sort()
     gaps.sort()
     small = [g for g in gaps if g < 50]

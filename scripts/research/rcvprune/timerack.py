@@ -10,31 +10,19 @@ Prints the quantiles of the delay in ms and a histogram by whole ms under 60 ms.
 import collections
 import sys
 
+import trace10
+
 
 def kernel(path):
-    recs, cur = [], None
-    for line in open(path):
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "R":
-            recs.append(["R", int(f[1]), f[2]])
-            cur = None
-        elif f[0] == "K":
-            cur = ["K", int(f[1]), f[2], []]
-            recs.append(cur)
-        elif cur is not None and line.startswith("        "):
-            cur[3].append(f[0].split("+")[0])
-    recs.sort(key=lambda r: r[1])
     first, last_ack, ds = {}, {}, []
-    for r in recs:
-        if r[0] == "R":
-            if r[2] not in first or last_ack.get(r[2], 0) >= first[r[2]]:
-                first[r[2]] = r[1]
+    for kind, t, daddr, _, stack in trace10.records(path):
+        if kind == "R":
+            if daddr not in first or last_ack.get(daddr, 0) >= first[daddr]:
+                first[daddr] = t
             continue
-        if "timer" in " ".join(r[3]) and r[2] in first and first[r[2]] > last_ack.get(r[2], 0):
-            ds.append((r[1] - first[r[2]]) / 1e6)
-        last_ack[r[2]] = r[1]
+        if trace10.sender(stack) == "timer" and daddr in first and first[daddr] > last_ack.get(daddr, 0):
+            ds.append((t - first[daddr]) / 1e6)
+        last_ack[daddr] = t
     return ds
 
 
