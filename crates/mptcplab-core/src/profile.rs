@@ -221,6 +221,11 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
         sim: "frags at fixed 32 728-byte offsets of the data stream (a continuous writer); a push ends at its last frag's end, its last skb short if need be; the application's own write sizes are not followed",
     },
     Gap {
+        name: "split_skb_mapping",
+        kernel: "tcp_write_xmit splits an skb it sends in part (tso_fragment, at the cwnd's quota or before a sub-MSS tail that Nagle holds: tcp_mss_split_point), and the split freezes the MPTCP mapping of both halves (mptcp_skb_ext_copy sets mpext->frozen, Linux 5.11+), so mptcp_sendmsg_frag appends nothing more to the rest (mptcp_skb_can_collapse_to); a held rest leaves as it is once the next push queues data behind it: traced at core buffer-blocking, where the slow subflow's 792-B rests go out mid-run (docs/kernel.md \"A split skb's frozen mapping\")",
+        sim: "a held short segment grows up to the MSS with the next push whatever its history, so it can end the next run again; the kernel's rule (scripts/research/rcvprune/experiments/frozen-split-size-goal.diff, with skbs of size_goal) counted 2026-11-29: 110 of validate's 116 ratios and shares alone, 112 with the ACK rules and the jiffy clock, against 113",
+    },
+    Gap {
         name: "skb_truesize",
         kernel: "sk_wmem_queued and sk_sndbuf count skb truesize; 6.18 builds every TCP skb as a GSO skb (sk_setup_caps adds NETIF_F_GSO for TCP, offloads off or not), so queued data sits in skbs of size_goal (tcp_xmit_size_goal: half the peer's largest window, at most gso_max_size) and sent data in tcp_tso_autosize pieces (2 segments at seed 001's rates): traced, 832 x ceil(packets_out / 2) beyond the bytes in flight, and 37 720 / 71 280 B after the initial subflow's first two 32 728-B frags",
         sim: "payload + 832 bytes per segment, queued or sent, and tcp_sndbuf_expand with a 2 304-byte per-MSS size at mss 1448, both measured on Linux 6.18 x86-64 (ss -tm). The per-skb charge reproduces the traced figures to the byte but, tried on 2026-11-29, left 108 of validate's 116 ratios and shares in band against 113 (core buffer-blocking cubic 0.99 -> 0.80), so a constant fitted to the per-segment charge compensates for it; not adopted (scripts/research/rcvprune/experiments/gso-wmem.diff, docs/kernel.md \"A subflow's send memory counted in skbs\")",

@@ -29,13 +29,8 @@ FRAG = 32_728
 
 
 def first_sends(ev):
-    """Data segments in time order, each DSN once: (t, path, dsn, len)."""
-    seen, out = set(), []
-    for t, k, p, a, b in ev:
-        if k == "D" and (p, a) not in seen:
-            seen.add((p, a))
-            out.append((t, p, a, b))
-    return out
+    """Data segments in time order, each DSN once (`windows.first_sends`): (t, path, dsn, len)."""
+    return sorted((t, p, dsn, n) for dsn, (t, p, n) in windows.first_sends(ev).items())
 
 
 def segs(ev):
