@@ -137,6 +137,13 @@ impl Simulator {
                 cfg.start += SimTime(r.below(plan.start_jitter.ns()));
             }
             let mut conn = Connection::new(ci as u32, cfg, &route_pairs, &backup, iss, sched, pmgr).map_err(|e| ScenarioError::new("cc", e))?;
+            // A Linux 6.x receiver (`tcp.receive_memory = "skb"`, the upstream profile) times
+            // its delayed ACKs on the host's jiffy clock, whose phase is the host's: one
+            // stream per run, shared by its connections.
+            if c.cfg.tcp.receive_memory == crate::tcp::ReceiveMemory::Skb {
+                let mut r = Rng::stream(seed, "host/jiffies");
+                conn.set_jiffy_phase(r.below(crate::tcp::receiver::JIFFY_NS));
+            }
             if plan.join_jitter > SimTime::ZERO {
                 conn.set_join_jitter(plan.join_jitter, Rng::stream(seed, &format!("conn/{}/join", c.cfg.name)));
             }

@@ -112,6 +112,16 @@ pub struct Subflow {
     /// sent when cwnd allows: (dsn, len, new data rather than a retransmission).
     pub queue: VecDeque<(u64, u32, bool, bool)>,
     pub queued_bytes: u64,
+    /// Upstream: the DSN where the skb holding the queue's last new-data entry starts
+    /// (one push, and what later pushes appended to it), and whether part of that skb has
+    /// left. Linux splits an skb it sends in part (`tcp_write_xmit` -> `tso_fragment`,
+    /// the cwnd's quota or a sub-MSS tail that Nagle holds: `tcp_mss_split_point`), and
+    /// the split freezes the MPTCP mapping of both halves (`mptcp_skb_ext_copy` sets
+    /// `mpext->frozen`, include/net/mptcp.h), so `mptcp_sendmsg_frag` appends no more
+    /// data to the rest (`mptcp_skb_can_collapse_to`: `!mpext->frozen`).
+    tail_skb_start: u64,
+    tail_skb_len: u64,
+    tail_frozen: bool,
     pub rto_event_at: Option<SimTime>,
     pub delack_event_at: Option<SimTime>,
     /// `run.join_jitter`: the path manager asked for this subflow, and its MP_JOIN SYN
@@ -176,6 +186,11 @@ impl Subflow {
     fn pop_queued(&mut self) -> Option<(u64, u32, bool)> {
         let (dsn, len, new, psh) = self.queue.pop_front()?;
         self.queued_bytes -= len as u64;
+        // Part of the last skb leaves while the rest waits: the skb was split, and its
+        // mapping is frozen (`tail_skb_start`).
+        if new && dsn >= self.tail_skb_start && !self.queue.is_empty() {
+            self.tail_frozen = true;
+        }
         if new {
             self.sched.new_segs += 1;
         }
@@ -190,7 +205,11 @@ impl Subflow {
             route_rev: p.route_rev,
             state: SubState::Idle,
             backup: p.backup,
-            tx: SubflowTx::new(cfg.tcp, iss, cc, SimTime::ZERO),
+            tx: {
+                let mut tx = SubflowTx::new(cfg.tcp, iss, cc, SimTime::ZERO);
+                tx.restart_on_entail = cfg.mptcp && cfg.stack == Stack::Upstream;
+                tx
+            },
             rx: None,
             iss,
             syn_sent_at: SimTime::ZERO,
@@ -198,6 +217,9 @@ impl Subflow {
             handshake_deadline: None,
             queue: VecDeque::new(),
             queued_bytes: 0,
+            tail_skb_start: u64::MAX,
+            tail_skb_len: 0,
+            tail_frozen: false,
             rto_event_at: None,
             delack_event_at: None,
             join_at: None,
@@ -341,6 +363,9 @@ pub struct Connection {
     /// A timer beyond the subflows' own: the application's (a stream), the MPTCP
     /// retransmit timer (upstream) or a delayed join; checked once on the hot path.
     extra_timers: bool,
+    /// The host's jiffy clock: the offset of its ticks in ns (in [0, 4 ms)); None: exact
+    /// timers (`set_jiffy_phase`).
+    jiffy_phase: Option<u64>,
     /// `run.join_jitter` and its random stream ("conn/<name>/join"): each join waits an
     /// offset drawn uniformly from [0, join_jitter). None: joins leave at once.
     join_jitter: Option<(SimTime, Rng)>,
@@ -485,6 +510,7 @@ impl Connection {
             rtx_scratch: Vec::new(),
             mem: Vec::new(),
             extra_timers: app_timer || stack_up,
+            jiffy_phase: None,
             join_jitter: None,
             pull_stopped: false,
         })
@@ -502,6 +528,11 @@ impl Connection {
             self.extra_timers = true;
         }
     }
+
+    /// The receivers' delayed-ACK timers run on the host's jiffy clock (HZ = 250 on the
+    /// kernel backend's host), its ticks offset by `phase` ns (`tcp::receiver::JIFFY_NS`):
+    /// `tcp_send_delayed_ack` arms `jiffies + ato` and the timer wheel runs it on a tick.
+    pub fn set_jiffy_phase(&mut self, phase: u64) { self.jiffy_phase = Some(phase); }
 
     /// Carry out `PmAction::OpenSubflow`: the path's idle subflow if it has one, else a
     /// new subflow on the same path (another source port, as ndiffports does). At most
@@ -728,6 +759,7 @@ impl Connection {
                     if let Some(m) = &self.rcv.skb {
                         let mut l = crate::tcp::LinuxAcks::new(m.sk_rcvbuf, m.scaling_ratio, s.tx.cfg.mss, now);
                         l.data_opt_len = if self.cfg.mptcp { MPTCP_DATA_OPT_LEN } else { 0 };
+                        l.jiffy_phase = self.jiffy_phase;
                         rx.linux = Some(l);
                     }
                     s.rx = Some(rx);
@@ -789,6 +821,7 @@ impl Connection {
                 out.push(p);
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
                 self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
+                self.subflows[i].tx.max_window = self.subflows[i].tx.max_window.max(pkt.rwnd_edge);
                 if self.upstream() {
                     self.sync_sndbuf();
                 }
@@ -878,8 +911,12 @@ impl Connection {
             AckDecision::Now => self.send_ack(now, i, out),
             AckDecision::Delay(d) => {
                 let rx = self.subflows[i].rx.as_mut().unwrap_or_else(|| unreachable!());
-                if rx.delack_deadline.is_none() {
-                    rx.delack_deadline = Some(d);
+                match rx.delack_deadline {
+                    None => rx.delack_deadline = Some(d),
+                    Some(armed) => match rx.rearm_delack(now, armed, d) {
+                        Some(k) => rx.delack_deadline = Some(k),
+                        None => self.send_ack(now, i, out),
+                    },
                 }
             }
         }
@@ -922,7 +959,38 @@ impl Connection {
                 self.snd.note_arrival(pkt.dsn, i, pkt.ts);
             }
         }
+        // `tcp_data_queue` -> `tcp_data_ready` -> `mptcp_data_ready` moves the skb into the
+        // MPTCP socket and wakes the reader.
         self.pull(i);
+        let upstream = self.upstream();
+        if upstream {
+            // Linux 6.x: `tcp_ack_snd_check` runs next in the same softirq, before the woken
+            // reader, so an immediate ACK's window counts the segment unread. Two segments
+            // are ACKed then only if "the right edge of window advances far enough"
+            // (`__tcp_ack_snd_check`: `rcv_nxt - copied_seq < sk_rcvlowat ||
+            // __tcp_select_window(sk) >= tp->rcv_wnd`; a subflow's sk_rcvlowat is 0,
+            // `mptcp_sockopt_sync_locked`, so only the window test counts); else the ACK
+            // is delayed and the reader's `mptcp_cleanup_rbuf` sends it after the read.
+            // Traced: docs/kernel.md, "Who sends the receiver's ACKs".
+            // But `subflow_data_ready` (net/mptcp/subflow.c) first mandates an immediate
+            // ACK (ICSK_ACK_NOW) when the MPTCP socket has nothing to read after the move
+            // (`mptcp_data_avail(msk) < sk_rcvlowat`, out of order at the MPTCP level) and
+            // more than rcv_mss is unacknowledged.
+            let mut ack = o.ack;
+            if o.window_test && self.rcv.unread > 0 {
+                let l = self.subflows[i].rx.as_ref().and_then(|rx| rx.linux.as_ref());
+                if let Some((cap, rcv_wnd)) = l.map(|l| (l.rcv_ssthresh, l.rcv_wnd)) {
+                    if self.rcv.window_capped(cap) < rcv_wnd {
+                        ack = AckDecision::Delay(o.delay_at);
+                    }
+                }
+            }
+            self.ack_as_decided(now, i, ack, out);
+            // Then the woken reader.
+            return self.reader_runs(now, out);
+        }
+        // Not upstream: the read, then the segment's ACK as `__tcp_ack_snd_check` decided
+        // it, then the reader's cleanup.
         let read_before = self.rcv.read_total;
         self.read_and_pull();
         self.after_delivery(now);
@@ -932,10 +1000,23 @@ impl Connection {
         if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
             self.stats.rcv_stalled_at = Some(now);
         }
-        // The segment's ACK as `__tcp_ack_snd_check` decided it, then the end of the woken
-        // reader's `mptcp_recvmsg`, `mptcp_cleanup_rbuf`. (The reader read above, before the
-        // ACK; the kernel's immediate ACK leaves first: gap `receive_queue_details`.)
         self.ack_as_decided(now, i, o.ack, out);
+        self.cleanup_rbuf(now, self.rcv.read_total - read_before, out);
+    }
+
+    /// The woken reader: `mptcp_recvmsg` reads what is in order, pulls, and ends with
+    /// `mptcp_cleanup_rbuf`.
+    fn reader_runs(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let read_before = self.rcv.read_total;
+        self.read_and_pull();
+        self.after_delivery(now);
+        if let Some(m) = &self.rcv.skb {
+            self.stats.rcv_rmem_max = self.stats.rcv_rmem_max.max(m.rmem);
+        }
+        if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
+            self.stats.rcv_stalled_at = Some(now);
+        }
+        // The end of the woken reader's `mptcp_recvmsg`: `mptcp_cleanup_rbuf`.
         self.cleanup_rbuf(now, self.rcv.read_total - read_before, out);
     }
 
@@ -1104,9 +1185,15 @@ impl Connection {
         // Linux 6.x `tcp_may_update_window` also takes a zero window (`|| !nwin`).
         let nwin = pkt.rwnd_edge.saturating_sub(pkt.data_ack);
         let up_stack = self.upstream();
-        let tx = &mut self.subflows[i].tx;
+        let s = &mut self.subflows[i];
+        let tx = &mut s.tx;
         if res.snd_una_advanced || nwin > tx.snd_wnd || (up_stack && nwin == 0) {
+            let changed = tx.snd_wnd != nwin;
             tx.snd_wnd = nwin;
+            tx.max_window = tx.max_window.max(nwin);
+            if changed && tx.restart_on_entail && !res.snd_una_advanced && !s.queue.is_empty() {
+                tx.idle_restart_check(now);
+            }
         }
         if self.cfg.delay_samples && pkt.data_ack > self.snd.data_una {
             self.record_delay_samples(now, pkt.data_ack);
@@ -1245,6 +1332,9 @@ impl Connection {
                     s.delack_event_at = None;
                 }
                 if s.rx.as_ref().and_then(|r| r.delack_deadline).is_some_and(|d| d <= now) {
+                    if let Some(rx) = s.rx.as_mut() {
+                        rx.delack_fired();
+                    }
                     self.send_ack(now, i, out);
                 }
             }
@@ -1430,6 +1520,17 @@ impl Connection {
         let tx = &mut self.subflows[i].tx;
         tx.snd_wnd = tx.snd_wnd.max(self.snd.rwnd_edge.saturating_sub(at));
         let (mut taken, mut first) = (0u64, None);
+        // New data continues the last skb if that skb is unsent, unfrozen and ends where
+        // the data starts (`mptcp_skb_can_collapse_to`; a short one grows through
+        // `grow_tail`); otherwise the push starts a new skb (`mptcp_alloc_tx_skb`).
+        // An skb holds at most `size_goal` bytes (`mptcp_sendmsg_frag` copies up to
+        // `info->size_goal - skb->len`, then opens another).
+        let goal = up::size_goal(self.subflows[i].tx.max_window, mss);
+        let mut same_skb = {
+            let s = &self.subflows[i];
+            s.queue.back().is_some_and(|&(d, l, new, _)| new && !s.tail_frozen && d + l as u64 == self.snd.dsn_nxt)
+        };
+        let mut opened = 0u32;
         while taken < bytes {
             let (dsn, len, new) = if let Some((d, l, _)) = self.snd.reinject_head() {
                 self.snd.reinject.pop_front();
@@ -1442,6 +1543,7 @@ impl Connection {
                 // Appended to the unsent tail skb: no new queue entry.
                 first = first.or(Some(grown.0));
                 taken += grown.1 as u64;
+                same_skb = true;
                 continue;
             } else if let Some(l) = self.snd.next_new_len(mss.min((bytes - taken).min(u32::MAX as u64) as u32)) {
                 // The push ends exactly at `bytes` (a data frag's end: `mptcp_sendmsg_frag`
@@ -1452,6 +1554,18 @@ impl Connection {
             };
             first = first.or(Some(dsn));
             let s = &mut self.subflows[i];
+            if new {
+                if !same_skb || s.tail_skb_len + len as u64 > goal {
+                    s.tail_skb_start = dsn;
+                    s.tail_skb_len = 0;
+                    s.tail_frozen = false;
+                    opened += 1;
+                }
+                s.tail_skb_len += len as u64;
+            } else {
+                opened += 1;
+            }
+            same_skb = new;
             s.queue.push_back((dsn, len, new, false));
             s.queued_bytes += len as u64;
             taken += len as u64;
@@ -1463,20 +1577,29 @@ impl Connection {
             back.3 = true;
         }
         self.record_sched(now, i, "push", first, taken.min(u32::MAX as u64) as u32);
+        let tx = &mut self.subflows[i].tx;
+        if tx.restart_on_entail {
+            for _ in 0..opened {
+                if !tx.idle_restart_check(now) {
+                    break;
+                }
+            }
+        }
         self.drain(now, i, out);
         true
     }
 
     /// Upstream `mptcp_sendmsg_frag`: new data pushed to a subflow whose last queued skb is
-    /// unsent, continues its mapping and is under the MSS (a segment Nagle holds) is
-    /// appended to that skb (`mptcp_skb_can_collapse_to`, `tcp_skb_can_collapse_to`).
+    /// unsent, continues its mapping, is under the MSS (a segment Nagle holds) and was not
+    /// split from a partly sent skb (`tail_frozen`) is appended to that skb
+    /// (`mptcp_skb_can_collapse_to`, `tcp_skb_can_collapse_to`).
     /// Returns (the skb's DSN, bytes added).
     fn grow_tail(&mut self, i: usize, mss: u32, limit: u64) -> Option<(u64, u32)> {
         if !self.upstream() {
             return None;
         }
         let &(dsn, len, new, _) = self.subflows[i].queue.back()?;
-        if !new || len >= mss || dsn + len as u64 != self.snd.dsn_nxt {
+        if !new || len >= mss || dsn + len as u64 != self.snd.dsn_nxt || self.subflows[i].tail_frozen {
             return None;
         }
         let add = self.snd.next_new_len((mss - len).min(limit.min(u32::MAX as u64) as u32))?;
@@ -1488,6 +1611,7 @@ impl Connection {
             back.1 += add;
         }
         s.queued_bytes += add as u64;
+        s.tail_skb_len += add as u64;
         Some((dsn, add))
     }
 
@@ -2381,6 +2505,94 @@ mod tests {
         u.c.send_loss_probe(later, 0, &mut out);
         assert_eq!((u.c.subflows[0].tx.stats.segs_retrans, u.c.subflows[0].tx.stats.loss_probes), (retrans + 1, 1));
         assert_eq!(out.len(), 1);
+    }
+
+    /// Linux 5.11+ (upstream profile): `tcp_write_xmit` splits an skb it sends in part
+    /// (`tso_fragment`, here at the cwnd's quota), and the split freezes the MPTCP mapping
+    /// of both halves (`mptcp_skb_ext_copy`), so `mptcp_sendmsg_frag` appends nothing more
+    /// to the rest: the next push starts a new skb behind it, and the short rest, no longer
+    /// last in the write queue, leaves as it is. A short skb that never left in part still
+    /// grows (docs/kernel.md, "A split skb's frozen mapping").
+    #[test]
+    fn a_short_rest_of_a_partly_sent_skb_keeps_its_size_and_a_short_unsent_skb_grows() {
+        let lens = |p: &Pair| p.c.subflows[0].queue.iter().map(|&(_, l, ..)| l).collect::<Vec<u32>>();
+        let setup = || {
+            let mut p = Pair::with(&[false], "fullmesh", &Params::new(), 1 << 30, |c| {
+                c.stack = Stack::Upstream;
+            });
+            p.run_until(SimTime::from_ms(300));
+            assert!(p.c.subflows[0].queue.is_empty(), "nothing waits in the subflow's queue: {:?}", lens(&p));
+            assert!(p.c.snd.unsent() > 8 * 1448, "data to push: {}", p.c.snd.unsent());
+            // The peer's window opens (as an ACK would open it) so the pushes below fit.
+            p.c.snd.rwnd_edge = p.c.snd.dsn_nxt + (1 << 20);
+            let tx = &mut p.c.subflows[0].tx;
+            tx.next_send_at = SimTime::ZERO;
+            p
+        };
+        let mss = setup().c.cfg.tcp.mss;
+        // The split: cwnd lets one segment of a push of MSS + 500 out.
+        let mut p = setup();
+        let now = p.now;
+        let mut out = vec![];
+        let tx = &mut p.c.subflows[0].tx;
+        tx.st.cwnd = tx.in_flight() + 1;
+        assert!(p.c.push_on(now, 0, mss as u64 + 500, &mut out));
+        assert_eq!((out.iter().map(|k| k.len).collect::<Vec<_>>(), lens(&p)), (vec![mss], vec![500]), "one segment out, 500 B left");
+        // The next push (cwnd full) starts a new skb behind the frozen rest.
+        out.clear();
+        assert!(p.c.push_on(now, 0, mss as u64, &mut out));
+        assert!(out.is_empty());
+        assert_eq!(lens(&p), vec![500, mss], "the rest keeps its size");
+        // With room, the rest leaves as it is: not last in the queue, Nagle does not hold it.
+        let tx = &mut p.c.subflows[0].tx;
+        tx.st.cwnd = tx.in_flight() + 2;
+        p.c.drain(now, 0, &mut out);
+        assert_eq!(out.iter().map(|k| k.len).collect::<Vec<_>>(), vec![500, mss]);
+        // No split: a push of 500 B waits whole (cwnd full) and the next push grows it.
+        let mut q = setup();
+        let now = q.now;
+        out.clear();
+        let tx = &mut q.c.subflows[0].tx;
+        tx.st.cwnd = tx.in_flight();
+        assert!(q.c.push_on(now, 0, 500, &mut out));
+        assert!(q.c.push_on(now, 0, mss as u64, &mut out));
+        assert!(out.is_empty());
+        assert_eq!(lens(&q), vec![mss, 500], "the unsplit short skb grew to the MSS");
+    }
+
+    /// Linux >= 4.x (upstream profile): the restart after idle runs from `tcp_skb_entail`
+    /// for every skb a push queues, and `lsndtime` moves only when data leaves, so after an
+    /// idle of between one and two RTOs a push of two data frags (65 456 B: two skbs of at
+    /// most `size_goal`) halves cwnd twice and a push of one frag once (docs/kernel.md,
+    /// "The restart after idle runs once per skb queued").
+    #[test]
+    fn a_push_after_idle_halves_cwnd_once_for_every_skb_it_queues() {
+        let cwnd_after = |bytes: u64| {
+            let mut p = Pair::with(&[false], "fullmesh", &Params::new(), 1 << 30, |c| {
+                c.stack = Stack::Upstream;
+            });
+            p.run_until(SimTime::from_ms(300));
+            assert!(p.c.snd.unsent() >= 2 * 32_728, "data to push: {}", p.c.snd.unsent());
+            p.c.snd.rwnd_edge = p.c.snd.dsn_nxt + (1 << 20);
+            let now = p.now;
+            let tx = &mut p.c.subflows[0].tx;
+            // Everything out is acknowledged and the subflow idles; a 200 kB window makes
+            // the skbs 45 segments (`upstream::size_goal`).
+            let nxt = tx.snd_nxt;
+            tx.on_ack(now, nxt, &[], &Coupling::alone());
+            assert_eq!(tx.packets_out, 0);
+            tx.st.cwnd = 88;
+            tx.max_window = 200_000;
+            tx.next_send_at = SimTime::ZERO;
+            let later = now + SimTime::from_ns(tx.rto.ns() * 13 / 10);
+            assert!(p.c.subflows[0].queue.is_empty());
+            let mut out = vec![];
+            assert!(p.c.push_on(later, 0, bytes, &mut out));
+            assert!(!out.is_empty(), "the push sends");
+            p.c.subflows[0].tx.st.cwnd
+        };
+        assert_eq!(cwnd_after(32_728), 44, "one skb: one halving");
+        assert_eq!(cwnd_after(2 * 32_728), 22, "two skbs: two halvings");
     }
 
     /// The kernel backend's writer (`Bulk::poll_chunk`) writes a chunk only while the

@@ -324,8 +324,17 @@ impl MetaReceiver {
     /// MPTCP edge where it was when that is further right). `u64::MAX`: no cap.
     #[inline]
     pub fn window_edge_capped(&mut self, cap: u64) -> u64 {
+        let e = self.rcv_nxt + self.window_capped(cap);
+        self.edge = self.edge.max(e);
+        self.edge
+    }
+
+    /// The window an ACK would offer now with its subflow's header window at most `cap`
+    /// (`__tcp_select_window`), before the edge's never-move-left rule.
+    #[inline]
+    pub fn window_capped(&self, cap: u64) -> u64 {
         let held = self.unread + self.ooo_bytes;
-        let window = if let Some(m) = &self.skb {
+        if let Some(m) = &self.skb {
             // The MPTCP socket's window (`mptcp_space`), whose right edge every subflow
             // advertises and which never moves left (`mptcp_set_rwin`: rcv_wnd_sent),
             // at most `cap` aligned up to the window scale.
@@ -339,10 +348,7 @@ impl MetaReceiver {
                 if free < self.mss.min(self.rcvbuf / 2) { 0 } else { free }
             }
             }
-        };
-        let e = self.rcv_nxt + window;
-        self.edge = self.edge.max(e);
-        self.edge
+        }
     }
 
     /// A data segment arrived on some subflow. Returns bytes newly delivered in order.

@@ -119,6 +119,29 @@ pub fn msk_writeable(wmem: u64, sndbuf: u64) -> bool { sndbuf.saturating_sub(wme
 /// ipv6hdr 40 − frag_hdr 8.
 pub const SEND_BURST_BYTES: u64 = 65_536 - 20 - 40 - 40 - 8;
 
+/// `GSO_LEGACY_MAX_SIZE`: the veth devices' `sk_gso_max_size` before MPTCP caps it.
+pub const GSO_MAX_SIZE: u64 = 65_536;
+
+/// `MPTCP_MAX_GSO_SIZE` (net/mptcp/protocol.c, which caps a subflow's `sk_gso_max_size`
+/// to it in `mptcp_sendmsg_frag`): `GSO_LEGACY_MAX_SIZE` − (`MAX_TCP_HEADER` + 1), with
+/// `MAX_TCP_HEADER` = L1_CACHE_ALIGN(128 + `MAX_HEADER`) = 192 on the kernel backend's
+/// 6.18 build (`MAX_HEADER` = `LL_MAX_HEADER` 32: no WLAN, AX25, Hyper-V net or IP
+/// tunnels in its /proc/config.gz; 64-byte cache lines).
+pub const MPTCP_MAX_GSO_SIZE: u64 = GSO_MAX_SIZE - (192 + 1);
+
+/// `tcp_xmit_size_goal` (net/ipv4/tcp.c, 6.x) as `mptcp_sendmsg_frag` asks it
+/// (`tcp_send_mss`): the payload of one skb, which it fills before it opens another;
+/// `gso_segs` × mss with `gso_segs` = ⌊`tcp_bound_to_half_wnd`(`MPTCP_MAX_GSO_SIZE`) /
+/// mss⌋, the bound being half the largest window the peer offered once that exceeds
+/// TCP_MSS_DEFAULT (536). At least one segment.
+pub fn size_goal(max_window: u64, mss: u32) -> u64 {
+    let mss = mss.max(1) as u64;
+    let cutoff = if max_window > 536 { max_window >> 1 } else { max_window };
+    // tcp_bound_to_half_wnd: max(cutoff, 68 - tcp_header_len) when the size exceeds it.
+    let bound = if cutoff > 0 && MPTCP_MAX_GSO_SIZE > cutoff { cutoff.max(68 - 32) } else { MPTCP_MAX_GSO_SIZE };
+    (bound / mss * mss).max(mss)
+}
+
 /// End of the data frag that holds `dsn` (frags at fixed offsets of the data stream).
 pub fn dfrag_end(dsn: u64) -> u64 { (dsn / DFRAG_DATA_BYTES + 1) * DFRAG_DATA_BYTES }
 
@@ -288,5 +311,19 @@ mod tests {
         s.rcv_tstamp = SimTime::from_ms(900);
         assert!(!count_stale(&mut s, &mut stale));
         assert_eq!((s.stale_count, stale), (0, false));
+    }
+
+    #[test]
+    fn an_skb_holds_45_segments_under_the_mptcp_gso_cap_or_half_a_small_window() {
+        // 45 x 1 424 = 64 080 <= 65 343 < 46 x 1 424: two data frags (65 456 B) need two
+        // skbs (docs/kernel.md, "The restart after idle runs once per skb queued").
+        assert_eq!(MPTCP_MAX_GSO_SIZE, 65_343);
+        assert_eq!(size_goal(200_000, 1424), 45 * 1424);
+        assert!(size_goal(200_000, 1424) < 2 * 32_728);
+        // Half a 100 kB window bounds it: 50 000 / 1 424.
+        assert_eq!(size_goal(100_000, 1424), 35 * 1424);
+        // Half the SYN-ACK's 65 535-B window (the traced first frags).
+        assert_eq!(size_goal(65_535, 1424), 23 * 1424);
+        assert_eq!(size_goal(0, 1424), 45 * 1424, "no window seen yet: the GSO cap");
     }
 }

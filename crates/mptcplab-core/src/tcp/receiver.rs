@@ -75,7 +75,23 @@ pub struct LinuxAcks {
     /// with a mapping and a 64-bit DATA_ACK: 56-byte headers in the kernel backend's
     /// captures), which `tcp_measure_rcv_mss` counts in a short segment's length.
     pub data_opt_len: u32,
+    /// The host's jiffy clock (HZ = 250): the offset of its ticks in ns, None when timers
+    /// are exact.
+    pub jiffy_phase: Option<u64>,
+    /// `icsk_ack.ato` in jiffies (`tcp_event_data_recv`), the handshake's RTT and the
+    /// RTO in jiffies.
+    pub ato_j: u64,
+    pub srtt_j: u64,
+    pub rto_j: u64,
+    lrcv_j: Option<u64>,
 }
+
+/// HZ = 250 on the kernel backend's host: a jiffy is 4 ms.
+pub const JIFFY_NS: u64 = 4_000_000;
+/// `TCP_ATO_MIN` = `TCP_DELACK_MIN` = HZ/25, `TCP_DELACK_MAX` = HZ/5, HZ/2 (jiffies).
+const ATO_MIN_J: u64 = 10;
+const DELACK_MAX_J: u64 = 50;
+const HALF_SECOND_J: u64 = 125;
 
 /// `ICSK_ACK_PUSHED` / `ICSK_ACK_PUSHED2` (include/net/inet_connection_sock.h).
 pub const ACK_PUSHED: u8 = 1;
@@ -118,7 +134,56 @@ impl LinuxAcks {
             last_seg_size: 0,
             pushed: 0,
             data_opt_len: 0,
+            jiffy_phase: None,
+            ato_j: ATO_MIN_J,
+            srtt_j: 0,
+            rto_j: u64::MAX,
+            lrcv_j: None,
         }
+    }
+
+    /// `jiffies` at `now`.
+    pub fn jiffies(&self, now: SimTime) -> Option<u64> { self.jiffy_phase.map(|ph| (now.ns() + ph) / JIFFY_NS) }
+
+    /// When the timer wheel runs a timer armed for jiffy `j` (level 0, delays under 64
+    /// jiffies: `calc_index` rounds up to the next tick, j + 1).
+    pub fn tick_time(&self, j: u64) -> SimTime { SimTime(((j + 1) * JIFFY_NS).saturating_sub(self.jiffy_phase.unwrap_or(0))) }
+
+    /// `tcp_event_data_recv`'s ATO update for in-order data at `now` (jiffies). Returns
+    /// whether the gap since the last in-order data exceeds the RTO (quick ACKs again).
+    pub fn update_ato(&mut self, now: SimTime) -> bool {
+        let Some(nj) = self.jiffies(now) else { return false };
+        let mut gap = false;
+        if let Some(l) = self.lrcv_j {
+            let m = nj - l;
+            if m <= ATO_MIN_J / 2 {
+                self.ato_j = (self.ato_j >> 1) + ATO_MIN_J / 2;
+            } else if m < self.ato_j {
+                self.ato_j = ((self.ato_j >> 1) + m).min(self.rto_j);
+            } else if m > self.rto_j {
+                gap = true;
+            }
+        }
+        self.lrcv_j = Some(nj);
+        gap
+    }
+
+    /// `tcp_send_delayed_ack`'s timeout in jiffies (absolute), and the effective ato.
+    pub fn delack_timeout(&self, now: SimTime) -> (u64, u64) {
+        let nj = self.jiffies(now).unwrap_or(0);
+        let mut ato = self.ato_j;
+        if ato > ATO_MIN_J {
+            let mut max_ato = if self.pushed & ACK_PUSHED != 0 { DELACK_MAX_J } else { HALF_SECOND_J };
+            if self.srtt_j > 0 {
+                let rtt = self.srtt_j.max(ATO_MIN_J);
+                if rtt < max_ato {
+                    max_ato = rtt;
+                }
+            }
+            ato = ato.min(max_ato);
+        }
+        ato = ato.min(DELACK_MAX_J);
+        (nj + ato, ato)
     }
 
     /// `tcp_window_clamp` after the first full segment set the ratio (`tcp_measure_rcv_mss`
@@ -179,6 +244,13 @@ pub struct RxOutcome {
     /// Not seen before at subflow level.
     pub new: bool,
     pub ack: AckDecision,
+    /// The ACK is immediate only because more than one full segment is unacknowledged
+    /// (`__tcp_ack_snd_check`'s first test): Linux sends it then only if "the right edge
+    /// of window advances far enough", else it is delayed until `delay_at` or the reader
+    /// (the MPTCP connection applies that test, `Conn::on_data_skb`).
+    pub window_test: bool,
+    /// When a delayed ACK would be due (now + the delayed-ACK timeout).
+    pub delay_at: SimTime,
 }
 
 impl SubflowRx {
@@ -207,8 +279,12 @@ impl SubflowRx {
     pub fn handshake_done(&mut self, now: SimTime, rto_min: SimTime) {
         if let Some(l) = self.linux.as_mut().filter(|l| l.rto.is_none()) {
             let mut est = super::rtt::RttEstimator::new(rto_min);
-            est.sample(now.saturating_sub(l.synack_at), 0, 0);
+            let m = now.saturating_sub(l.synack_at);
+            est.sample(m, 0, 0);
             l.rto = Some(est.rto());
+            // usecs_to_jiffies rounds up.
+            l.srtt_j = m.ns().div_ceil(JIFFY_NS);
+            l.rto_j = est.rto().ns().div_ceil(JIFFY_NS);
         }
     }
 
@@ -221,6 +297,38 @@ impl SubflowRx {
             if (len >= 128 || !in_order) && g.grow(len, rmem) {
                 self.quickacks |= 1;
             }
+        }
+    }
+
+    /// When a delayed ACK armed now fires: now + ato, or on the jiffy clock
+    /// (`tcp_send_delayed_ack`: jiffies + ato, run at the next tick after it).
+    pub fn delay_deadline(&self, now: SimTime) -> SimTime {
+        match self.linux.as_ref().filter(|l| l.jiffy_phase.is_some()) {
+            Some(l) => l.tick_time(l.delack_timeout(now).0),
+            None => now + self.ato,
+        }
+    }
+
+    /// A delayed ACK is asked for while one is armed (`tcp_send_delayed_ack`): on the
+    /// jiffy clock, ACK now when the armed one is due within ato/4, else keep the earlier
+    /// of the two. Returns the deadline to keep, or None to ACK now.
+    pub fn rearm_delack(&self, now: SimTime, armed: SimTime, new: SimTime) -> Option<SimTime> {
+        let Some(l) = self.linux.as_ref().filter(|l| l.jiffy_phase.is_some()) else { return Some(armed) };
+        let nj = l.jiffies(now).unwrap_or(0);
+        let (_, ato) = l.delack_timeout(now);
+        // The armed timeout in jiffies: its run time is the tick after it.
+        let armed_j = (armed.ns() + l.jiffy_phase.unwrap_or(0)) / JIFFY_NS - 1;
+        if armed_j <= nj + (ato >> 2) {
+            return None;
+        }
+        Some(armed.min(new))
+    }
+
+    /// The delayed-ACK timer fired with an ACK scheduled (`tcp_delack_timer_handler`):
+    /// "delayed ACK missed: inflate ATO", min(2 ato, rto).
+    pub fn delack_fired(&mut self) {
+        if let Some(l) = self.linux.as_mut().filter(|l| l.jiffy_phase.is_some()) {
+            l.ato_j = (l.ato_j << 1).min(l.rto_j);
         }
     }
 
@@ -240,7 +348,7 @@ impl SubflowRx {
         if !after(end, self.rcv_nxt) {
             // Entirely old: a duplicate (spurious retransmission). ACK at once (DSACK-like).
             self.duplicate_segments += 1;
-            return RxOutcome { new: false, ack: AckDecision::Now };
+            return RxOutcome { new: false, ack: AckDecision::Now, window_test: false, delay_at: self.delay_deadline(now) };
         }
         if seq == self.rcv_nxt || before(seq, self.rcv_nxt) {
             // Linux `tcp_event_data_recv`: in-order data after a gap longer than the RTO
@@ -248,7 +356,12 @@ impl SubflowRx {
             // (`tcp_incr_quickack`: rcv_wnd / (2 rcv_mss), 2 to 16).
             if let Some(l) = self.linux.as_mut() {
                 l.measure_rcv_mss(len, psh);
-                if let (Some(rto), Some(last)) = (l.rto, l.last_rcv) {
+                if l.jiffy_phase.is_some() {
+                    if l.update_ato(now) {
+                        let q = (l.rcv_wnd / (2 * l.rcv_mss.max(1) as u64)).clamp(2, QUICKACKS as u64) as u32;
+                        self.quickacks = self.quickacks.max(q);
+                    }
+                } else if let (Some(rto), Some(last)) = (l.rto, l.last_rcv) {
                     if now.saturating_sub(last) > rto {
                         let q = (l.rcv_wnd / (2 * l.rcv_mss.max(1) as u64)).clamp(2, QUICKACKS as u64) as u32;
                         self.quickacks = self.quickacks.max(q);
@@ -274,13 +387,14 @@ impl SubflowRx {
                 }
             }
             self.unacked_bytes += len;
+            let window_test = !had_holes && self.quickacks == 0 && self.delayed_ack && self.unacked_bytes > self.mss;
             let ack = if had_holes || self.quickacks > 0 || !self.delayed_ack || self.unacked_bytes > self.mss {
                 self.quickacks = self.quickacks.saturating_sub(1);
                 AckDecision::Now
             } else {
-                AckDecision::Delay(now + self.ato)
+                AckDecision::Delay(self.delay_deadline(now))
             };
-            return RxOutcome { new: true, ack };
+            return RxOutcome { new: true, ack, window_test, delay_at: self.delay_deadline(now) };
         }
         // Above a hole: insert into the out-of-order set.
         let new = self.insert_ooo(seq, end);
@@ -292,7 +406,7 @@ impl SubflowRx {
         if self.linux.is_some() {
             self.quickacks = self.quickacks.saturating_sub(1);
         }
-        RxOutcome { new, ack: AckDecision::Now }
+        RxOutcome { new, ack: AckDecision::Now, window_test: false, delay_at: self.delay_deadline(now) }
     }
 
     fn insert_ooo(&mut self, s: u32, e: u32) -> bool {
@@ -391,7 +505,7 @@ mod tests {
         assert_eq!(blocks[0], (b.wrapping_add(4000), b.wrapping_add(5000)));
         // Filling the first hole is acked at once and advances past the first block.
         let o = r.on_segment(SimTime::ZERO, b, 2000);
-        assert_eq!(o, RxOutcome { new: true, ack: AckDecision::Now });
+        assert_eq!((o.new, o.ack, o.window_test), (true, AckDecision::Now, false), "a hole filled: no window test");
         assert_eq!(r.rcv_nxt, b.wrapping_add(3000));
         assert_eq!(r.ooo_bytes(), 1000);
         // A duplicate is not new.

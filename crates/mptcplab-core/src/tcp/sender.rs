@@ -331,6 +331,8 @@ pub struct SubflowTx {
     tlp_high_seq: Option<u32>,
     tlp_retrans: bool,
     last_send: SimTime,
+    /// Restart after idle where data is queued (`idle_restart_check`), not in `before_send`.
+    pub restart_on_entail: bool,
     /// Earliest time the pacer lets the next packet leave.
     pub next_send_at: SimTime,
     /// Linux `sk_pacing_rate` in bytes/s: a stored value that `tcp_update_pacing_rate`
@@ -341,6 +343,9 @@ pub struct SubflowTx {
     /// The receive window the peer advertised on this subflow's ACKs (bytes beyond
     /// this subflow's snd_una it may send; out-of-tree MPTCP keeps one per subflow).
     pub snd_wnd: u64,
+    /// The largest window the peer offered (`tp->max_window`, raised by
+    /// `tcp_ack_update_window` and the SYN-ACK): bounds the GSO size goal.
+    pub max_window: u64,
     /// Delivery-rate estimation (Linux `tcp_rate.c`): packets delivered, when the last
     /// one was, the send time of the packet that started the current interval, and the
     /// app-limited mark (0 = not limited).
@@ -403,9 +408,11 @@ impl SubflowTx {
             tlp_high_seq: None,
             tlp_retrans: false,
             last_send: now,
+            restart_on_entail: false,
             next_send_at: SimTime::ZERO,
             sk_pacing_rate: 0,
             snd_wnd: u64::MAX,
+            max_window: 0,
             delivered: 0,
             delivered_at: now,
             first_tx_at: now,
@@ -530,7 +537,7 @@ impl SubflowTx {
             self.first_tx_at = now;
             self.delivered_at = now;
             // RFC 2861 restart after idle (Linux tcp_cwnd_restart) and CA_EVENT_TX_START.
-            if self.cfg.slow_start_after_idle && now.saturating_sub(self.last_send) > self.rto && self.stats.segs_sent > 0 {
+            if self.cfg.slow_start_after_idle && !self.restart_on_entail && now.saturating_sub(self.last_send) > self.rto && self.stats.segs_sent > 0 {
                 let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
                 let mut cwnd = self.st.cwnd;
                 let mut delta = now.saturating_sub(self.last_send);
@@ -557,6 +564,29 @@ impl SubflowTx {
         if self.st.ca_state == CaState::Recovery {
             self.prr_out += 1;
         }
+    }
+
+    /// `tcp_slow_start_after_idle_check` with `tcp_cwnd_restart` (restart-per-skb.diff).
+    pub fn idle_restart_check(&mut self, now: SimTime) -> bool {
+        if !self.cfg.slow_start_after_idle || self.packets_out > 0 || self.cc.has_cong_control() || self.stats.segs_sent == 0 {
+            return false;
+        }
+        let mut delta = now.saturating_sub(self.last_send);
+        if delta <= self.rto {
+            return false;
+        }
+        self.cc.on_event(now, &mut self.st, CaEvent::CwndRestart, &Coupling::alone());
+        let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
+        let mut cwnd = self.st.cwnd;
+        self.st.ssthresh = self.st.current_ssthresh();
+        while delta > self.rto && cwnd > restart {
+            cwnd >>= 1;
+            delta = delta.saturating_sub(self.rto);
+        }
+        self.st.cwnd = cwnd.max(restart);
+        self.snd_cwnd_stamp = now;
+        self.snd_cwnd_used = 0;
+        true
     }
 
     /// Send `len` new bytes mapped to data sequence `dsn`. Returns the subflow sequence.
@@ -1983,5 +2013,37 @@ mod tests {
         t.send_new(now, 1000, 1000);
         assert_eq!(t.st.cwnd, (cwnd >> 2).max(10), "cwnd {cwnd} rto {rto:?}");
         assert_eq!(t.st.srtt, srtt);
+    }
+
+    #[test]
+    fn the_upstream_restart_check_halves_again_on_every_call_until_data_leaves() {
+        // Linux >= 4.x `tcp_slow_start_after_idle_check` runs from `tcp_skb_entail` for
+        // each skb queued and measures the idle time from `lsndtime`, which only a send
+        // moves: a subflow idle for 1.5 RTOs that queues two skbs halves cwnd twice,
+        // and restarts no more once data has left (docs/kernel.md, "The restart after
+        // idle runs once per skb queued").
+        let idle = |calls: usize, in_flight: bool| {
+            let mut t = tx_with(CwndValidation::Linux5_18, true);
+            t.restart_on_entail = true;
+            t.st.cwnd = 88;
+            send_n(&mut t, 1, SimTime::ZERO);
+            let nxt = t.snd_nxt;
+            t.on_ack(SimTime::from_ms(100), nxt, &[], &Coupling::alone());
+            let (cwnd, rto) = (t.st.cwnd, t.rto);
+            if in_flight {
+                send_n(&mut t, 1, SimTime::from_ms(100));
+            }
+            let now = t.last_send + SimTime::from_ns(rto.ns() * 3 / 2);
+            let restarted = (0..calls).filter(|_| t.idle_restart_check(now)).count();
+            // The send that follows does not restart again.
+            t.send_new(now, 1000, 1000);
+            (cwnd, t.st.cwnd, restarted)
+        };
+        let (cwnd, one, n1) = idle(1, false);
+        assert_eq!((one, n1), (cwnd / 2, 1), "one skb: one halving");
+        let (cwnd, two, n2) = idle(2, false);
+        assert_eq!((two, n2), (cwnd / 4, 2), "two skbs: two halvings");
+        let (cwnd, busy, n0) = idle(2, true);
+        assert_eq!((busy, n0), (cwnd, 0), "data in flight: no restart");
     }
 }
