@@ -1472,6 +1472,8 @@ impl Connection {
     /// Transmit subflow `i`'s retransmissions and queued data as its cwnd and pacer allow.
     #[inline(always)]
     fn drain(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        // Upstream: the segments of one GSO packet so far, and the most one may hold.
+        let (mut piece, max_segs) = if self.upstream() { (0u32, self.subflows[i].tx.tso_segs()) } else { (0, 0) };
         while self.subflows[i].tx.can_send(now) {
             if let Some(idx) = self.subflows[i].tx.next_retransmit() {
                 let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
@@ -1483,13 +1485,42 @@ impl Connection {
                 if self.upstream() && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
                     break;
                 }
-                let Some((dsn, len, psh)) = self.subflows[i].pop_queued() else { break };
+                let Some((dsn, len, marked)) = self.subflows[i].pop_queued() else { break };
                 let seq = self.subflows[i].tx.send_new(now, len, dsn);
+                let psh = if self.upstream() { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked) } else { marked };
                 self.emit_data(now, i, seq, len, dsn, false, psh, out);
             } else {
                 break;
             }
         }
+    }
+
+    /// Whether the new segment just sent on subflow `i` (ending at DSN `end`; `marked` by
+    /// `tcp_mark_push`) leaves with PSH, as Linux 6.x puts it on the wire. `tcp_write_xmit`
+    /// sends an skb in pieces of at most `max_segs` (`tcp_tso_segs`) segments, fewer where
+    /// the cwnd, the peer's window or Nagle stops the next segment or the skb ends (the
+    /// next data is another mapping, or a push's marked tail); `__tcp_transmit_skb` sets
+    /// PSH on every piece of more than one segment ("Force a PSH flag on all (GSO)
+    /// packets", Linux >= 4.9) and GSO keeps it on the piece's last segment
+    /// (`tcp_gso_segment`). A one-segment piece carries the mark of its skb, if any.
+    fn gso_psh(&self, now: SimTime, i: usize, piece: &mut u32, max_segs: u32, end: u64, marked: bool) -> bool {
+        *piece += 1;
+        let s = &self.subflows[i];
+        let ends = marked
+            || *piece >= max_segs
+            || !s.tx.can_send(now)
+            || match s.queue.front() {
+                None => true,
+                Some(&(dsn, len, ..)) => {
+                    dsn != end || (s.queue.len() == 1 && s.tx.nagle_holds(len))
+                }
+            };
+        if !ends {
+            return false;
+        }
+        let psh = *piece > 1 || marked;
+        *piece = 0;
+        psh
     }
 
     /// Linux `tcp_send_loss_probe` on subflow `i`: one new segment of its queue if the
@@ -1517,6 +1548,15 @@ impl Connection {
         // `mptcp_check_allowed_size`: a subflow whose `snd_wnd` is below the MPTCP window
         // left at the data's sequence gets that window (MPTCP_MIB_SNDWNDSHARED).
         let at = self.snd.reinject_head().map_or(self.snd.dsn_nxt, |r| r.0);
+        if self.upstream() {
+            // `mptcp_sendmsg_frag` appends data that continues the mapping of the unsent
+            // tail skb to that skb and clears its PSH (`tcp_push` marks the new tail).
+            if let Some(back) = self.subflows[i].queue.back_mut() {
+                if back.0 + back.1 as u64 == at {
+                    back.3 = false;
+                }
+            }
+        }
         let tx = &mut self.subflows[i].tx;
         tx.snd_wnd = tx.snd_wnd.max(self.snd.rwnd_edge.saturating_sub(at));
         let (mut taken, mut first) = (0u64, None);

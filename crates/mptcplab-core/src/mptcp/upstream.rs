@@ -142,6 +142,23 @@ pub fn size_goal(max_window: u64, mss: u32) -> u64 {
     (bound / mss * mss).max(mss)
 }
 
+/// `tcp_tso_segs` -> `tcp_tso_autosize` (net/ipv4/tcp_output.c, 6.x): the most segments
+/// `tcp_write_xmit` sends as one skb: about a millisecond at the pacing rate
+/// (`sk_pacing_rate >> sk_pacing_shift`, shift 10), plus `gso_max_size >> (min_rtt_us >>
+/// tcp_tso_rtt_log 9)` bytes on short paths, at most gso_max_size, at least
+/// `tcp_min_tso_segs` (2; BBR's `bbr_min_tso_segs`: 1 below 1.2 Mbit/s). `pacing_rate` in
+/// bytes/s; a zero `min_rtt` (no sample: `tcp_min_rtt` is ~0U) adds nothing.
+pub fn tso_segs(pacing_rate: u64, min_rtt: SimTime, mss: u32, bbr: bool) -> u32 {
+    let mut bytes = pacing_rate >> 10;
+    let r = min_rtt.us() >> 9;
+    if min_rtt > SimTime::ZERO && r < 32 {
+        bytes += MPTCP_MAX_GSO_SIZE >> r;
+    }
+    let min = if bbr && pacing_rate < 1_200_000 / 8 { 1 } else { 2 };
+    ((bytes.min(MPTCP_MAX_GSO_SIZE) / mss.max(1) as u64) as u32).max(min)
+}
+
+
 /// End of the data frag that holds `dsn` (frags at fixed offsets of the data stream).
 pub fn dfrag_end(dsn: u64) -> u64 { (dsn / DFRAG_DATA_BYTES + 1) * DFRAG_DATA_BYTES }
 
@@ -230,6 +247,19 @@ pub fn count_stale(s: &mut SubflowUp, stale: &mut bool) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn tso_segs_is_a_millisecond_at_the_pacing_rate_and_at_least_two_segments() {
+        // tcp_tso_autosize: 288 090 B/s >> 10 = 281 B, under a segment: tcp_min_tso_segs.
+        assert_eq!(tso_segs(288_090, SimTime::from_ms(100), 1424, false), 2);
+        // 25 MB/s (200 Mbit/s paced): 24 414 B a millisecond, 17 segments of 1 424 B.
+        assert_eq!(tso_segs(25_000_000, SimTime::from_ms(50), 1424, false), 17);
+        // Short paths add gso_max_size >> (min_rtt_us >> 9): 1 ms gives 65 536 >> 1.
+        assert_eq!(tso_segs(15_000_000, SimTime::from_ms(1), 1448, false), 32, "(14 648 + 32 768) / 1 448");
+        assert_eq!(tso_segs(100_000, SimTime::ZERO, 1448, false), 2, "no RTT sample adds nothing");
+        assert_eq!(tso_segs(100_000, SimTime::from_ms(50), 1448, true), 1, "BBR below 1.2 Mbit/s");
+        assert_eq!(tso_segs(1 << 40, SimTime::from_ms(1), 1448, false), (65_536 / 1448) as u32, "at most gso_max_size");
+    }
     use super::*;
 
     #[test]

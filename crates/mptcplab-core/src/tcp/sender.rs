@@ -465,6 +465,22 @@ impl SubflowTx {
         Some(Bandwidth(self.sk_pacing_rate as f64 * 8.0))
     }
 
+    /// `sk_pacing_rate` in bytes/s as `tcp_tso_autosize` reads it: a pacing controller's
+    /// own rate (BBR), else the value `tcp_update_pacing_rate` last stored.
+    pub fn sk_pacing_rate_bytes(&self) -> u64 {
+        if self.cc.has_cong_control() {
+            if let Some(r) = self.cc.pacing_rate(&self.st) {
+                return (r.bits_per_sec() / 8.0) as u64;
+            }
+        }
+        self.sk_pacing_rate
+    }
+
+    /// `tcp_tso_segs` for this subflow now (mptcp/upstream.rs `tso_segs`).
+    pub fn tso_segs(&self) -> u32 {
+        crate::mptcp::upstream::tso_segs(self.sk_pacing_rate_bytes(), self.st.min_rtt, self.cfg.mss, self.cc.name().contains("bbr"))
+    }
+
     /// Linux `tcp_update_pacing_rate` (tcp_input.c): store `sk_pacing_rate` from the
     /// cwnd, packets out and SRTT now (`pacing_rate_formula`). Linux calls it at the end
     /// of `tcp_cong_control`, for congestion controls without their own `cong_control`,
