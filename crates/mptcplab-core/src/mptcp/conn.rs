@@ -986,27 +986,20 @@ impl Connection {
                 }
             }
             self.ack_as_decided(now, i, ack, out);
-            // Then the woken reader.
-            return self.reader_runs(now, out);
+            // Then the woken reader, ending with `mptcp_cleanup_rbuf`.
+            let copied = self.reader_reads(now);
+            return self.cleanup_rbuf(now, copied, out);
         }
         // Not upstream: the read, then the segment's ACK as `__tcp_ack_snd_check` decided
         // it, then the reader's cleanup.
-        let read_before = self.rcv.read_total;
-        self.read_and_pull();
-        self.after_delivery(now);
-        if let Some(m) = &self.rcv.skb {
-            self.stats.rcv_rmem_max = self.stats.rcv_rmem_max.max(m.rmem);
-        }
-        if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
-            self.stats.rcv_stalled_at = Some(now);
-        }
+        let copied = self.reader_reads(now);
         self.ack_as_decided(now, i, o.ack, out);
-        self.cleanup_rbuf(now, self.rcv.read_total - read_before, out);
+        self.cleanup_rbuf(now, copied, out);
     }
 
-    /// The woken reader: `mptcp_recvmsg` reads what is in order, pulls, and ends with
-    /// `mptcp_cleanup_rbuf`.
-    fn reader_runs(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    /// The woken reader's `mptcp_recvmsg` up to its cleanup: it reads what is in order
+    /// and pulls. Returns the bytes copied.
+    fn reader_reads(&mut self, now: SimTime) -> u64 {
         let read_before = self.rcv.read_total;
         self.read_and_pull();
         self.after_delivery(now);
@@ -1016,8 +1009,7 @@ impl Connection {
         if self.stats.rcv_stalled_at.is_none() && self.rcv.over() && self.rcv.unread == 0 {
             self.stats.rcv_stalled_at = Some(now);
         }
-        // The end of the woken reader's `mptcp_recvmsg`: `mptcp_cleanup_rbuf`.
-        self.cleanup_rbuf(now, self.rcv.read_total - read_before, out);
+        self.rcv.read_total - read_before
     }
 
     /// Linux 6.x after the reader copied `copied` bytes (`mptcp_recvmsg` ->
@@ -1473,7 +1465,8 @@ impl Connection {
     #[inline(always)]
     fn drain(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
         // Upstream: the segments of one GSO packet so far, and the most one may hold.
-        let (mut piece, max_segs) = if self.upstream() { (0u32, self.subflows[i].tx.tso_segs()) } else { (0, 0) };
+        let up = self.upstream();
+        let (mut piece, max_segs) = if up { (0u32, self.subflows[i].tx.tso_segs()) } else { (0, 0) };
         while self.subflows[i].tx.can_send(now) {
             if let Some(idx) = self.subflows[i].tx.next_retransmit() {
                 let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
@@ -1482,12 +1475,12 @@ impl Connection {
                 // Upstream subflows run Nagle (MPTCP pushes with the subflow's `nonagle`,
                 // 0 by default: `mptcp_push_release` -> `tcp_push`); the last skb of the
                 // write queue is the one it can hold.
-                if self.upstream() && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
+                if up && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
                     break;
                 }
                 let Some((dsn, len, marked)) = self.subflows[i].pop_queued() else { break };
                 let seq = self.subflows[i].tx.send_new(now, len, dsn);
-                let psh = if self.upstream() { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked) } else { marked };
+                let psh = if up { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked) } else { marked };
                 self.emit_data(now, i, seq, len, dsn, false, psh, out);
             } else {
                 break;

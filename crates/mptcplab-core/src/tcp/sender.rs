@@ -331,7 +331,9 @@ pub struct SubflowTx {
     tlp_high_seq: Option<u32>,
     tlp_retrans: bool,
     last_send: SimTime,
-    /// Restart after idle where data is queued (`idle_restart_check`), not in `before_send`.
+    /// Linux >= 4.x restarts after idle where data is queued, not where it leaves: the
+    /// owner calls `idle_restart_check` there and `before_send` does not restart. Set for
+    /// upstream MPTCP subflows, whose pushes queue several skbs before any leaves.
     pub restart_on_entail: bool,
     /// Earliest time the pacer lets the next packet leave.
     pub next_send_at: SimTime,
@@ -554,15 +556,7 @@ impl SubflowTx {
             self.delivered_at = now;
             // RFC 2861 restart after idle (Linux tcp_cwnd_restart) and CA_EVENT_TX_START.
             if self.cfg.slow_start_after_idle && !self.restart_on_entail && now.saturating_sub(self.last_send) > self.rto && self.stats.segs_sent > 0 {
-                let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
-                let mut cwnd = self.st.cwnd;
-                let mut delta = now.saturating_sub(self.last_send);
-                self.st.ssthresh = self.st.current_ssthresh();
-                while delta > self.rto && cwnd > restart {
-                    cwnd >>= 1;
-                    delta = delta.saturating_sub(self.rto);
-                }
-                self.st.cwnd = cwnd.max(restart);
+                self.halve_for_idle(now.saturating_sub(self.last_send));
                 self.cc.on_event(now, &mut self.st, CaEvent::CwndRestart, &Coupling::alone());
             }
             self.cc.on_event(now, &mut self.st, CaEvent::TxStart, &Coupling::alone());
@@ -582,24 +576,37 @@ impl SubflowTx {
         }
     }
 
-    /// `tcp_slow_start_after_idle_check` with `tcp_cwnd_restart` (restart-per-skb.diff).
+    /// `tcp_cwnd_restart`'s cut (tcp_output.c, every release): ssthresh keeps the old
+    /// cwnd's `tcp_current_ssthresh`, and cwnd halves once per RTO of `idle`, not below
+    /// min(initial cwnd, cwnd).
+    fn halve_for_idle(&mut self, mut idle: SimTime) {
+        let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
+        let mut cwnd = self.st.cwnd;
+        self.st.ssthresh = self.st.current_ssthresh();
+        while idle > self.rto && cwnd > restart {
+            cwnd >>= 1;
+            idle = idle.saturating_sub(self.rto);
+        }
+        self.st.cwnd = cwnd.max(restart);
+    }
+
+    /// Linux >= 4.x `tcp_slow_start_after_idle_check` (include/net/tcp.h): with nothing in
+    /// flight, a congestion control without `cong_control` (not BBR), and longer than the
+    /// RTO since data last left (`lsndtime`), `tcp_cwnd_restart`: the cut
+    /// (`halve_for_idle`) and a restarted RFC 2861 clock (`snd_cwnd_stamp`,
+    /// `snd_cwnd_used`). Nothing here moves `lsndtime`, so every call before data leaves
+    /// cuts again: Linux calls it for each skb `tcp_skb_entail` queues and for each window
+    /// update that finds data queued (`restart_on_entail`). Returns whether it restarted.
     pub fn idle_restart_check(&mut self, now: SimTime) -> bool {
         if !self.cfg.slow_start_after_idle || self.packets_out > 0 || self.cc.has_cong_control() || self.stats.segs_sent == 0 {
             return false;
         }
-        let mut delta = now.saturating_sub(self.last_send);
-        if delta <= self.rto {
+        let idle = now.saturating_sub(self.last_send);
+        if idle <= self.rto {
             return false;
         }
         self.cc.on_event(now, &mut self.st, CaEvent::CwndRestart, &Coupling::alone());
-        let restart = self.cfg.initial_cwnd.min(self.st.cwnd);
-        let mut cwnd = self.st.cwnd;
-        self.st.ssthresh = self.st.current_ssthresh();
-        while delta > self.rto && cwnd > restart {
-            cwnd >>= 1;
-            delta = delta.saturating_sub(self.rto);
-        }
-        self.st.cwnd = cwnd.max(restart);
+        self.halve_for_idle(idle);
         self.snd_cwnd_stamp = now;
         self.snd_cwnd_used = 0;
         true
