@@ -109,8 +109,9 @@ pub struct Subflow {
     syn_retries: u32,
     handshake_deadline: Option<SimTime>,
     /// Data handed to the subflow and not sent yet (AR&P `Enqueue`, upstream `Push`),
-    /// sent when cwnd allows: (dsn, len, new data rather than a retransmission).
-    pub queue: VecDeque<(u64, u32, bool, bool)>,
+    /// sent when cwnd allows: (dsn, len, new data rather than a retransmission, PSH
+    /// (`tcp_mark_push`), last segment of its skb (upstream: a GSO packet ends there)).
+    pub queue: VecDeque<(u64, u32, bool, bool, bool)>,
     pub queued_bytes: u64,
     /// Upstream: the DSN where the skb holding the queue's last new-data entry starts
     /// (one push, and what later pushes appended to it), and whether part of that skb has
@@ -182,9 +183,9 @@ pub struct TauStats {
 impl Subflow {
     /// The head of the subflow's send queue leaves it: (dsn, len). Pre-scheduled new data
     /// counts as new when it leaves.
-    /// The queue's head: (DSN, length, PSH).
-    fn pop_queued(&mut self) -> Option<(u64, u32, bool)> {
-        let (dsn, len, new, psh) = self.queue.pop_front()?;
+    /// The queue's head: (DSN, length, PSH, whether it ends its skb).
+    fn pop_queued(&mut self) -> Option<(u64, u32, bool, bool)> {
+        let (dsn, len, new, psh, skb_end) = self.queue.pop_front()?;
         self.queued_bytes -= len as u64;
         // Part of the last skb leaves while the rest waits: the skb was split, and its
         // mapping is frozen (`tail_skb_start`).
@@ -194,7 +195,7 @@ impl Subflow {
         if new {
             self.sched.new_segs += 1;
         }
-        Some((dsn, len, psh))
+        Some((dsn, len, psh, skb_end))
     }
 
     fn new(cfg: &ConnConfig, path: usize, p: &ConnPath, iss: u32) -> Result<Subflow, String> {
@@ -1414,7 +1415,7 @@ impl Connection {
             for &(d, l) in segs.iter() {
                 self.snd.mark_sent_on(d, c);
                 let s = &mut self.subflows[c];
-                s.queue.push_back((d, l, false, false));
+                s.queue.push_back((d, l, false, false, false));
                 s.queued_bytes += l as u64;
                 s.sched.reinjected_segs += 1;
                 self.stats.reinjections += 1;
@@ -1478,9 +1479,9 @@ impl Connection {
                 if up && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
                     break;
                 }
-                let Some((dsn, len, marked)) = self.subflows[i].pop_queued() else { break };
+                let Some((dsn, len, marked, skb_end)) = self.subflows[i].pop_queued() else { break };
                 let seq = self.subflows[i].tx.send_new(now, len, dsn);
-                let psh = if up { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked) } else { marked };
+                let psh = if up { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked, skb_end) } else { marked };
                 self.emit_data(now, i, seq, len, dsn, false, psh, out);
             } else {
                 break;
@@ -1489,17 +1490,21 @@ impl Connection {
     }
 
     /// Whether the new segment just sent on subflow `i` (ending at DSN `end`; `marked` by
-    /// `tcp_mark_push`) leaves with PSH, as Linux 6.x puts it on the wire. `tcp_write_xmit`
-    /// sends an skb in pieces of at most `max_segs` (`tcp_tso_segs`) segments, fewer where
-    /// the cwnd, the peer's window or Nagle stops the next segment or the skb ends (the
-    /// next data is another mapping, or a push's marked tail); `__tcp_transmit_skb` sets
+    /// `tcp_mark_push`; `skb_end`: the last of its skb) leaves with PSH, as Linux 6.x puts
+    /// it on the wire. `tcp_write_xmit` takes one skb at a time (`tcp_send_head`) and sends
+    /// it in pieces of at most `max_segs` (`tcp_tso_segs`) segments, fewer where the cwnd,
+    /// the peer's window or Nagle stops the next segment or the skb ends (its last
+    /// segment, the next data another mapping, or a push's marked tail): a GSO packet
+    /// never spans two skbs (`tcp_mss_split_point`, `tso_fragment`). `__tcp_transmit_skb` sets
     /// PSH on every piece of more than one segment ("Force a PSH flag on all (GSO)
     /// packets", Linux >= 4.9) and GSO keeps it on the piece's last segment
     /// (`tcp_gso_segment`). A one-segment piece carries the mark of its skb, if any.
-    fn gso_psh(&self, now: SimTime, i: usize, piece: &mut u32, max_segs: u32, end: u64, marked: bool) -> bool {
+    #[allow(clippy::too_many_arguments)]
+    fn gso_psh(&self, now: SimTime, i: usize, piece: &mut u32, max_segs: u32, end: u64, marked: bool, skb_end: bool) -> bool {
         *piece += 1;
         let s = &self.subflows[i];
         let ends = marked
+            || skb_end
             || *piece >= max_segs
             || !s.tx.can_send(now)
             || match s.queue.front() {
@@ -1522,7 +1527,7 @@ impl Connection {
     fn send_loss_probe(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
         let s = &mut self.subflows[i];
         if s.queue.front().is_some_and(|&(_, len, ..)| s.tx.snd_wnd_allows(len)) {
-            let Some((dsn, len, psh)) = s.pop_queued() else { return };
+            let Some((dsn, len, psh, _)) = s.pop_queued() else { return };
             let seq = s.tx.probe_new(now, len, dsn);
             self.emit_data(now, i, seq, len, dsn, false, psh, out);
         } else if let Some((seq, len, dsn)) = s.tx.probe_last(now) {
@@ -1541,11 +1546,20 @@ impl Connection {
         // `mptcp_check_allowed_size`: a subflow whose `snd_wnd` is below the MPTCP window
         // left at the data's sequence gets that window (MPTCP_MIB_SNDWNDSHARED).
         let at = self.snd.reinject_head().map_or(self.snd.dsn_nxt, |r| r.0);
+        // An skb holds at most `size_goal` bytes (`mptcp_sendmsg_frag` copies up to
+        // `info->size_goal - skb->len`, then opens another).
+        let goal = up::size_goal(self.subflows[i].tx.max_window, mss);
         if self.upstream() {
-            // `mptcp_sendmsg_frag` appends data that continues the mapping of the unsent
-            // tail skb to that skb and clears its PSH (`tcp_push` marks the new tail).
-            if let Some(back) = self.subflows[i].queue.back_mut() {
-                if back.0 + back.1 as u64 == at {
+            // The last push left PSH on the write queue's tail skb (`tcp_push` ->
+            // `tcp_mark_push`). `mptcp_sendmsg_frag` appends to that skb only if it has
+            // room (`size_goal - skb->len > 0`) and its mapping continues unfrozen
+            // (`mptcp_skb_can_collapse_to`); then the mark moves to the new end, set again
+            // below. Otherwise it sets `eor`, `tcp_build_frag` opens a new skb and the old
+            // one keeps its mark.
+            let s = &mut self.subflows[i];
+            let (frozen, full) = (s.tail_frozen, s.tail_skb_len >= goal);
+            if let Some(back) = s.queue.back_mut() {
+                if back.2 && !frozen && !full && back.0 + back.1 as u64 == at {
                     back.3 = false;
                 }
             }
@@ -1556,13 +1570,16 @@ impl Connection {
         // New data continues the last skb if that skb is unsent, unfrozen and ends where
         // the data starts (`mptcp_skb_can_collapse_to`; a short one grows through
         // `grow_tail`); otherwise the push starts a new skb (`mptcp_alloc_tx_skb`).
-        // An skb holds at most `size_goal` bytes (`mptcp_sendmsg_frag` copies up to
-        // `info->size_goal - skb->len`, then opens another).
-        let goal = up::size_goal(self.subflows[i].tx.max_window, mss);
         let mut same_skb = {
             let s = &self.subflows[i];
-            s.queue.back().is_some_and(|&(d, l, new, _)| new && !s.tail_frozen && d + l as u64 == self.snd.dsn_nxt)
+            s.queue.back().is_some_and(|&(d, l, new, ..)| new && !s.tail_frozen && d + l as u64 == self.snd.dsn_nxt)
         };
+        if self.upstream() && !same_skb && self.snd.reinject_head().is_none() {
+            // New data that cannot continue the tail skb starts another: the tail ends.
+            if let Some(back) = self.subflows[i].queue.back_mut() {
+                back.4 = true;
+            }
+        }
         let mut opened = 0u32;
         while taken < bytes {
             let (dsn, len, new) = if let Some((d, l, _)) = self.snd.reinject_head() {
@@ -1589,6 +1606,10 @@ impl Connection {
             let s = &mut self.subflows[i];
             if new {
                 if !same_skb || s.tail_skb_len + len as u64 > goal {
+                    // The queue's last entry ends its skb.
+                    if let Some(back) = s.queue.back_mut() {
+                        back.4 = true;
+                    }
                     s.tail_skb_start = dsn;
                     s.tail_skb_len = 0;
                     s.tail_frozen = false;
@@ -1596,10 +1617,16 @@ impl Connection {
                 }
                 s.tail_skb_len += len as u64;
             } else {
+                // Rewound data continues an skb only where it continues the mapping.
+                if let Some(back) = s.queue.back_mut() {
+                    if back.2 || back.0 + back.1 as u64 != dsn {
+                        back.4 = true;
+                    }
+                }
                 opened += 1;
             }
             same_skb = new;
-            s.queue.push_back((dsn, len, new, false));
+            s.queue.push_back((dsn, len, new, false, false));
             s.queued_bytes += len as u64;
             taken += len as u64;
         }
@@ -1631,7 +1658,7 @@ impl Connection {
         if !self.upstream() {
             return None;
         }
-        let &(dsn, len, new, _) = self.subflows[i].queue.back()?;
+        let &(dsn, len, new, ..) = self.subflows[i].queue.back()?;
         if !new || len >= mss || dsn + len as u64 != self.snd.dsn_nxt || self.subflows[i].tail_frozen {
             return None;
         }
@@ -2021,7 +2048,7 @@ impl Connection {
                         let len = bytes.min(mss).min(self.snd.next_new_len(mss).unwrap_or(0));
                         if len > 0 && sub < self.subflows.len() {
                             let dsn = self.snd.take_new(len, sub, now);
-                            self.subflows[sub].queue.push_back((dsn, len, true, false));
+                            self.subflows[sub].queue.push_back((dsn, len, true, false, false));
                             self.subflows[sub].queued_bytes += len as u64;
                             self.record_sched(now, sub, "enqueue", dsn, len);
                             sent = true;
@@ -2591,6 +2618,49 @@ mod tests {
         assert!(q.c.push_on(now, 0, mss as u64, &mut out));
         assert!(out.is_empty());
         assert_eq!(lens(&q), vec![mss, 500], "the unsplit short skb grew to the MSS");
+    }
+
+    /// Linux 6.x (upstream profile): `tcp_write_xmit` takes one skb at a time
+    /// (`tcp_send_head`), so a GSO packet never spans two skbs; and the PSH that
+    /// `tcp_push` left on a push's last skb stays there when the next push cannot extend
+    /// that skb (here frozen by a split: `mptcp_sendmsg_frag` sets `eor` and
+    /// `tcp_build_frag` opens another). docs/kernel.md, "GSO packets end at skb
+    /// boundaries".
+    #[test]
+    fn a_gso_packet_ends_with_its_skb_and_a_push_mark_stays_on_a_tail_the_next_push_cannot_extend() {
+        let mut p = Pair::with(&[false], "fullmesh", &Params::new(), 1 << 30, |c| {
+            c.stack = Stack::Upstream;
+        });
+        p.run_until(SimTime::from_ms(300));
+        assert!(p.c.subflows[0].queue.is_empty());
+        p.c.snd.rwnd_edge = p.c.snd.dsn_nxt + (1 << 20);
+        let mss = p.c.cfg.tcp.mss;
+        let now = p.now;
+        let tx = &mut p.c.subflows[0].tx;
+        tx.next_send_at = SimTime::ZERO;
+        // 10 Mbit/s: GSO packets of two segments (`tcp_tso_segs`).
+        tx.sk_pacing_rate = 1_250_000;
+        assert_eq!(tx.tso_segs(), 2);
+        // A push of 3 MSS + 500 B with cwnd for one segment: the rest is split off, frozen.
+        tx.st.cwnd = tx.in_flight() + 1;
+        let mut out = vec![];
+        assert!(p.c.push_on(now, 0, 3 * mss as u64 + 500, &mut out));
+        assert_eq!(out.len(), 1);
+        // The next push (cwnd full) opens a new skb; the rest keeps the first push's mark.
+        out.clear();
+        assert!(p.c.push_on(now, 0, 3 * mss as u64, &mut out));
+        assert!(out.is_empty());
+        let flags = |p: &Pair| p.c.subflows[0].queue.iter().map(|&(_, l, _, psh, end)| (l, psh, end)).collect::<Vec<_>>();
+        assert_eq!(
+            flags(&p),
+            vec![(mss, false, false), (mss, false, false), (500, true, true), (mss, false, false), (mss, false, false), (mss, true, false)],
+            "the rest ends its skb and keeps its mark"
+        );
+        // With room for all: packets [mss, mss] [500] [mss, mss] [mss], each ending in PSH.
+        let tx = &mut p.c.subflows[0].tx;
+        tx.st.cwnd = tx.in_flight() + 10;
+        p.c.drain(now, 0, &mut out);
+        assert_eq!(out.iter().map(|k| (k.len, k.psh)).collect::<Vec<_>>(), vec![(mss, false), (mss, true), (500, true), (mss, false), (mss, true), (mss, true)]);
     }
 
     /// Linux >= 4.x (upstream profile): the restart after idle runs from `tcp_skb_entail`
