@@ -517,7 +517,8 @@ def udp_send(cfg: dict) -> None:
     s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
     s.bind((cfg["src"], 0))
     dst = (cfg["ip"], cfg["port"])
-    pad = bytes(max(0, cfg["size"] - 16))
+    # `sizes` (optional): the payload of each datagram in turn, repeated; else `size`.
+    sizes = cfg.get("sizes") or [cfg["size"]]
     gap = cfg["size"] * 8 / cfg["rate_bps"] if cfg.get("rate_bps") else 0.0
     burst = cfg.get("burst", 0)  # sent back to back first, so the link has a backlog from the start
     t = time.monotonic()
@@ -533,7 +534,7 @@ def udp_send(cfg: dict) -> None:
             while time.monotonic() < t:  # the last millisecond: spin, for an even gap
                 pass
         try:
-            s.sendto(struct.pack("QQ", seq, time.time_ns()) + pad, dst)
+            s.sendto(struct.pack("QQ", seq, time.time_ns()) + bytes(max(0, sizes[seq % len(sizes)] - 16)), dst)
             sent += 1
         except OSError:
             pass

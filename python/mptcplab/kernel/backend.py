@@ -249,16 +249,15 @@ def _drive(space: RunSpace, emu: Emulator, plan: Plan, drain_s: float, corrupt: 
             ai += 1
             continue
         fstats = emu.forwarder_stats()
-        qstats = emu.qdisc_stats()
         for ln in plan.links:
             for d in ("f", "r"):
-                fs = fstats.get((ln.index, d), [0] * 6)
-                qs = qstats.get((ln.index, d), {})
+                # in, lost, down, qdrop, out, held, queue packets, queue bytes (forwarder.c)
+                fs = fstats.get((ln.index, d), [0] * 8)
                 links_rows.append({
                     "time_s": round(k * plan.sample_s, 9), "link": ln.name,
                     "direction": "forward" if d == "f" else "reverse",
-                    "queue_pkts": qs.get("queue_pkts", 0), "queue_bytes": qs.get("queue_bytes", 0),
-                    "sent_pkts": fs[0], "delivered_pkts": qs.get("sent_pkts", 0),
+                    "queue_pkts": fs[6], "queue_bytes": fs[7],
+                    "sent_pkts": fs[0], "delivered_pkts": fs[4],
                     "dropped_pkts": fs[1] + fs[2] + fs[3], "lost_pkts": fs[1], "queue_drops": fs[3],
                     "delay_line_pkts": fs[5], "rate_mbps": emu.rates[(ln.index, d)] / 1e6,
                 })
@@ -554,7 +553,7 @@ def _result(scn: Scenario, plan: Plan, emu: Emulator, raw: dict, mptcp_cfg: dict
                           "simulator's loss stream of the seed, frame by frame (forwarder.c)"),
             "forwarder_config": emu.forwarder_config(),
             "ceiling_mbps": ceiling, "ceiling_source": ceiling_src,
-            "rate_metering": "htb rate = ceil, stab overhead -14 (IP packet length)",
+            "rate_metering": "the forwarder's serialiser, IP packet length (emulator revision 6)",
             "receive_steering": f"RPS per flow on every veth (rps_cpus {emu.rps_mask}): no reordering within a flow",
             "mtu": plan.mtu,
             "forwarder_end_stats": {f"{k[0]}{k[1]}": v for k, v in raw["forwarder_end"].items()},

@@ -1,17 +1,18 @@
 """The emulated network of a run: namespaces, veth pairs, qdiscs and the forwarder.
 
     client ns                 router ns                                  server ns
-    c0 (10.100.0.1) ── rc0 ─┐                                    ┌─ rs0 ── s0 (10.200.0.1)
-    c1 (10.100.1.1) ── rc1 ─┤   forwarder (AF_PACKET, delay, loss) │
-                            └── la0 ═htb═> lb0 ... la1 ═htb═> lb1 ─┘
+    c0 (10.100.0.1) ── rc0 ─┐                                     ┌─ rs0 ── s0 (10.200.0.1)
+    c1 (10.100.1.1) ── rc1 ─┤   forwarder (AF_PACKET: loss, queue, │
+                            │   rate, delay)                       │
+                            └── la0 ══> lb0 ... la1 ══> lb1 ───────┘
 
 One client interface per path (the path is told by the client address), one server
 interface, and one veth pair per scenario link inside the router namespace: the
-forwarder sends a frame into `la<k>` (forward) or `lb<k>` (reverse); the htb class
-(rate = ceil) over a pfifo (or bfifo) leaf on that end's egress is the link's rate
-and DropTail queue, and the frame comes out of the other end. A link shared by
-several paths is one queue (shared bottlenecks). Delay and loss are the forwarder's
-(forwarder.c), since this kernel has no netem.
+forwarder is the link: per link and direction its loss, its DropTail queue (packets
+or bytes), its serialiser at the link's rate and its delay (forwarder.c, emulator
+revision 6; this kernel has no netem), after which it sends the frame into `la<k>`
+(forward) or `lb<k>` (reverse), whose long pfifo never binds, and the frame comes out
+of the other end. A link shared by several paths is one queue (shared bottlenecks).
 
 The hosts use static neighbour entries, so no ARP crosses the emulator, and IPv6 is
 off in every namespace, so no neighbour discovery or router solicitation does.
@@ -19,7 +20,6 @@ off in every namespace, so no neighbour discovery or router solicitation does.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -41,7 +41,15 @@ from .plan import Plan
 #      there, where a one-frame bucket let a burst's second frame follow the first at
 #      once (2026-11-27; docs/kernel.md, "The emulator lets the first two frames of a
 #      burst through together")
-EMULATOR_REVISION = 5
+#   6  the forwarder is the link: its own DropTail queue and serialiser, a frame leaving
+#      at max(arrival, the previous frame's departure) + its own transmission time; htb
+#      is gone, since it charges a frame after sending it and so held a short frame
+#      behind a full one for the full one's time (2026-11-29; docs/kernel.md, "The
+#      deadlock rows' gap is in the emulator")
+EMULATOR_REVISION = 6
+# The wire's qdisc (a pfifo on each veth end of a link): long enough never to drop,
+# since the forwarder keeps the link's queue.
+WIRE_QUEUE = 100_000
 
 CACHE = Path(os.environ.get("MPTCPLAB_CACHE", Path.home() / ".cache" / "mptcplab"))
 SOURCE = Path(__file__).with_name("forwarder.c")
@@ -74,17 +82,6 @@ def build_forwarder() -> Path:
         raise RuntimeError(f"building the forwarder failed: {proc.stderr.strip()}")
     tmp.replace(exe)
     return exe
-
-
-def htb_burst(rate_bps: float, mtu: int) -> int:
-    """htb bucket: 1 ms worth of bytes at high rates, so htb's timer can keep up; 1 B where
-    that is less than a frame. htb sends while a class's tokens are >= 0 *before* it
-    charges the frame (sch_htb.c `htb_class_mode`), so a bucket of one frame let a burst's
-    second frame leave with the first; with 1 B each frame waits until the one before it
-    is paid for, and the forwarder has already given it its own transmission time: the
-    frames of a burst arrive one transmission time apart, as on a link of that rate."""
-    per_ms = int(rate_bps / 8 * 0.001)
-    return per_ms if per_ms >= mtu + 14 else 1
 
 
 class Emulator:
@@ -194,22 +191,13 @@ class Emulator:
             ]
         sp.ip_batch("s", lines)
 
-        # Links: htb (rate = ceil) over a pfifo/bfifo leaf, per direction. `stab overhead
-        # -14` meters IP packets without the Ethernet header, as the sim counts rates
-        # (tc-stab(8)); the byte limit of a bfifo counts the same length.
+        # Links: the forwarder is the link (its DropTail queue, serialiser and delay line,
+        # emulator revision 6); the wire's qdisc is a long pfifo that never binds, so that
+        # a frame leaves the veth pair when the forwarder sends it.
         tc = []
         for ln in plan.links:
             for dev, d, dr in ((f"la{ln.index}", "f", ln.fwd), (f"lb{ln.index}", "r", ln.rev)):
-                rate = int(round(dr.rate_bps))
-                burst = htb_burst(dr.rate_bps, mtu)
-                limit, unit = dr.queue
-                leaf = f"pfifo limit {max(1, limit)}" if unit == "pkt" else f"bfifo limit {max(mtu, limit)}"
-                tc += [
-                    f"qdisc add dev {dev} root handle 1: stab overhead -14 htb default 1",
-                    f"class add dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
-                    f"burst {burst} cburst {burst}",
-                    f"qdisc add dev {dev} parent 1:1 handle 10: {leaf}",
-                ]
+                tc.append(f"qdisc add dev {dev} root handle 1: pfifo limit {WIRE_QUEUE}")
                 self.rates[(ln.index, d)] = dr.rate_bps
         sp.tc_batch("r", tc)
         self.tc_lines = tc
@@ -223,9 +211,13 @@ class Emulator:
             # draw the same losses frame by frame: common random numbers, and a sim/kernel
             # ratio that compares the stacks, not two samples of where the losses fell.
             streams = [_core.rng_stream_state(plan.seed, f"link/{ln.name}/{d}/loss") for d in ("forward", "reverse")]
+            limits = []
+            for dr in (ln.fwd, ln.rev):
+                limit, unit = dr.queue
+                limits.append(f"{max(1, limit)} p" if unit == "pkt" else f"{max(plan.mtu, limit)} b")
             lines.append(f"link {idx[f'la{ln.index}']} {idx[f'lb{ln.index}']} {int(round(ln.fwd.delay_s * 1e9))} "
                          f"{ln.fwd.loss!r} {int(round(ln.rev.delay_s * 1e9))} {ln.rev.loss!r} {streams[0]} {streams[1]} "
-                         f"{self.rates[(ln.index, 'f')]!r} {self.rates[(ln.index, 'r')]!r}")
+                         f"{self.rates[(ln.index, 'f')]!r} {self.rates[(ln.index, 'r')]!r} {limits[0]} {limits[1]}")
         for p in plan.paths:
             lines.append(f"path {p.client_ip} {idx[f'rc{p.index}']} {idx['rs0']} {len(p.links)} "
                          + " ".join(map(str, p.links)) + f" {len(p.reverse_links)} " + " ".join(map(str, p.reverse_links)))
@@ -300,17 +292,13 @@ class Emulator:
         self.forwarder.stdin.flush()
 
     def set_rate(self, link: int, d: str, bps: float) -> None:
-        dev = f"{'la' if d == 'f' else 'lb'}{link}"
         rate = max(1000, int(round(bps)))
-        burst = htb_burst(rate, self.plan.mtu)
-        run(["tc", "-n", self.space.ns["r"], "class", "change", "dev", dev, "parent", "1:", "classid", "1:1",
-             "htb", "rate", f"{rate}bit", "ceil", f"{rate}bit", "burst", str(burst), "cburst", str(burst)])
         self.rates[(link, d)] = bps
         if self.forwarder is not None and self.forwarder.poll() is None:
-            self.control(f"rate {link} {d} {float(rate)!r}")  # the frames' transmission times follow
+            self.control(f"rate {link} {d} {float(rate)!r}")  # the forwarder's serialiser
 
     def forwarder_stats(self) -> dict[tuple[int, str], list[int]]:
-        """{(link, "f"|"r"): [in, lost, down, qdrop, out, held]}"""
+        """{(link, "f"|"r"): [in, lost, down, qdrop, out, held, queue_pkts, queue_bytes]}"""
         self.control("stats")
         out: dict[tuple[int, str], list[int]] = {}
         assert self.forwarder is not None and self.forwarder.stdout is not None
@@ -323,20 +311,3 @@ class Emulator:
                 return out
             out[(int(parts[1]), parts[2])] = [int(x) for x in parts[3:]]
 
-    def qdisc_stats(self) -> dict[tuple[int, str], dict[str, int]]:
-        """{(link, "f"|"r"): {queue_pkts, queue_bytes, sent_pkts, drops}} from tc -s -j."""
-        text = run(["tc", "-n", self.space.ns["r"], "-s", "-j", "qdisc", "show"])
-        out: dict[tuple[int, str], dict[str, int]] = {}
-        for q in json.loads(text or "[]"):
-            dev = q.get("dev", "")
-            if not (dev.startswith("la") or dev.startswith("lb")):
-                continue
-            key = (int(dev[2:]), "f" if dev.startswith("la") else "r")
-            d = out.setdefault(key, {"queue_pkts": 0, "queue_bytes": 0, "sent_pkts": 0, "drops": 0})
-            if q.get("kind") == "htb":
-                d["sent_pkts"] = int(q.get("packets", 0))
-            elif q.get("kind") in ("pfifo", "bfifo"):
-                d["queue_pkts"] = int(q.get("qlen", 0))
-                d["queue_bytes"] = int(q.get("backlog", 0))
-                d["drops"] = int(q.get("drops", 0))
-        return out

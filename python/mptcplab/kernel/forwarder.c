@@ -8,20 +8,25 @@
  *   client port of path p --> link 1 --> link 2 ... --> server port      (forward)
  *   server port --> ... link 2 --> link 1 --> client port of path p      (reverse)
  *
- * A link is a veth pair (a, b) inside the router namespace. Its DropTail queue and
- * its rate are the htb class + pfifo/bfifo leaf on the egress of a (forward) and of b
- * (reverse), set up by the Python side with tc. This program adds what the kernel
- * here lacks (no netem): per link and direction a Bernoulli loss drawn when a frame
- * enters the link, then a FIFO delay line (release = arrival + delay) served with a
- * nanosecond ppoll timeout, then the send into the wire, where the qdisc queues and
- * paces it. The frame comes out of the other end of the wire and goes on to the next
- * link of its path. Paths are told apart by the client address (source address
+ * A link is a veth pair (a, b) inside the router namespace; this program is the link
+ * (emulator revision 6): per link and direction a Bernoulli loss drawn when a frame
+ * enters it, a DropTail queue in front of a serialiser at the link's rate (a frame
+ * leaves at d = max(arrival, d_prev) + len / rate, as the simulator's link and seed
+ * 001's ns-3 links send, and the queue holds the frames not yet sent: packets or IP
+ * bytes, as the scenario's limit), then the propagation delay (release = d + delay),
+ * served with a nanosecond ppoll timeout, then the send into the wire. The wire's
+ * qdisc never binds (the Python side sets a long pfifo); the frame comes out of the
+ * other end of the wire and goes on to the next link of its path. Revisions 4-5 let
+ * htb pace the wire instead, and htb charges a frame after sending it, so a short
+ * frame behind a full one left a full frame time after it instead of its own
+ * (docs/kernel.md, "The deadlock rows' gap is in the emulator"). Paths are told apart by the client address (source address
  * forward, destination address reverse), so several paths may share a link.
  *
  * Config (argv[1], one item a line):
  *   seed S                (the run's seed, for the record: the loss streams come with each link)
  *   port NAME                                   (ports are numbered in order from 0)
- *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS FSTREAM RSTREAM FRATE RRATE
+ *   link A_PORT B_PORT FDELAY_NS FLOSS RDELAY_NS RLOSS FSTREAM RSTREAM FRATE RRATE FLIMIT FUNIT RLIMIT RUNIT
+ *        (LIMIT/UNIT: the DropTail limit, in packets "p" or IP bytes "b")
  *        (FSTREAM/RSTREAM: the 64-bit state the direction's loss generator is expanded
  *        from, the simulator's stream "link/<name>/<dir>/loss" of the run's seed
  *        (crates/mptcplab-core/src/rng.rs), so both backends drop the same frames)
@@ -30,7 +35,7 @@
  *   pcap PATH FILE        (capture PATH's frames where they leave and reach the client,
  *                          first 128 bytes, in the classic pcap format, pcap-savefile(5))
  * Control on stdin: "delay L f|r NS", "loss L f|r P", "rate L f|r BPS", "state L f|r 0|1", "stats"
- * (answers one "link L DIR in lost down qdrop out held" line a link and direction,
+ * (answers one "link L DIR in lost down qdrop out held qpkts qbytes" line a link and direction,
  * then "end"). End of stdin = exit 0.
  *
  * It exits (status 3) on any socket error other than a full queue, when its parent
@@ -73,6 +78,7 @@ enum { FWD = 0, REV = 1 };
 struct pkt {
     struct pkt *next;
     int64_t release_ns;
+    int64_t start_ns, depart_ns; /* on the serialiser: from, until (its last bit leaves) */
     uint32_t path;
     uint16_t len;
     uint8_t data[FRAME_MAX];
@@ -80,12 +86,18 @@ struct pkt {
 
 struct dirline { /* one direction of one link */
     int64_t delay_ns;
-    double rate_bps; /* the link's rate, for the frame's own transmission time */
+    double rate_bps; /* the link's rate: the serialiser's */
     double loss;
     int up;
     uint64_t rng[4];
     struct pkt *head, *tail;
     uint64_t in, lost, down, qdrop, out, held;
+    /* The DropTail queue: the frames from `qhead` on have not left the serialiser
+     * (`depart_ns` > now at the last look); their count and IP bytes, the limit. */
+    struct pkt *qhead;
+    uint64_t qpkts, qbytes, qlimit;
+    int qlimit_bytes;
+    int64_t busy_ns; /* when the serialiser is free */
 };
 
 struct link {
@@ -216,6 +228,10 @@ static void load_config(const char *file) {
                 if (!(l->d[d].rng[0] | l->d[d].rng[1] | l->d[d].rng[2] | l->d[d].rng[3])) l->d[d].rng[0] = 1;
             }
             for (int d = 0; d < 2; d++) l->d[d].rate_bps = strtod(strtok(NULL, " \t\n"), NULL);
+            for (int d = 0; d < 2; d++) {
+                l->d[d].qlimit = strtoull(strtok(NULL, " \t\n"), NULL, 10);
+                l->d[d].qlimit_bytes = strtok(NULL, " \t\n")[0] == 'b';
+            }
             nlinks++;
         } else if (!strcmp(tok, "pcap")) {
             int pi = atoi(strtok(NULL, " \t\n"));
@@ -257,33 +273,76 @@ static void send_port(int port, const uint8_t *data, size_t len, struct dirline 
     die(port_name[port], errno);
 }
 
-/* A frame enters link `l` in direction `d` (loss, then the delay line). */
+/* A frame's time on the serialiser: IP length (the Ethernet header is not on the link). */
+static int64_t tx_time(const struct dirline *dl, size_t len) {
+    return dl->rate_bps > 0 ? (int64_t)((double)(len - 14) * 8e9 / dl->rate_bps) : 0;
+}
+
+/* Move `qhead` past the frames that have left the serialiser by `t`. */
+static void settle(struct dirline *dl, int64_t t) {
+    while (dl->qhead && dl->qhead->depart_ns <= t) {
+        dl->qpkts--;
+        dl->qbytes -= dl->qhead->len - 14;
+        dl->qhead = dl->qhead->next;
+    }
+}
+
+/* A rate or delay change: the frames not yet on the serialiser are timed again, those
+ * on it or propagating keep their times (the simulator's `LinkDir::apply`). */
+static void retime(struct dirline *dl, int64_t now) {
+    settle(dl, now);
+    int64_t cursor = now, last_rel = INT64_MIN;
+    for (struct pkt *p = dl->head; p; p = p->next) {
+        if (p->start_ns <= now) {
+            if (p->depart_ns > cursor) cursor = p->depart_ns;
+            if (p->release_ns > last_rel) last_rel = p->release_ns;
+            continue;
+        }
+        p->start_ns = cursor;
+        p->depart_ns = cursor + tx_time(dl, p->len);
+        p->release_ns = p->depart_ns + dl->delay_ns;
+        if (p->release_ns < last_rel) p->release_ns = last_rel;
+        cursor = p->depart_ns;
+        last_rel = p->release_ns;
+    }
+    if (dl->head) dl->busy_ns = cursor;
+}
+
+/* A frame enters link `l` in direction `d` (loss, the DropTail queue and serialiser,
+ * then the delay line). */
 static void enter_link(int l, int d, uint32_t path, const uint8_t *data, size_t len, int64_t arrival_ns) {
     struct dirline *dl = &links[l].d[d];
     dl->in++;
     if (!dl->up) { dl->down++; return; }
     if (dl->loss > 0 && uniform01(dl->rng) < dl->loss) { dl->lost++; return; }
     if (held_total >= HELD_MAX) { held_overflow++; dl->qdrop++; return; }
+    /* DropTail on the frames not yet sent (the simulator's rule: a byte limit always
+     * takes a frame into an empty queue). */
+    settle(dl, arrival_ns);
+    if (dl->qlimit_bytes ? (dl->qpkts > 0 && dl->qbytes + (len - 14) > dl->qlimit) : dl->qpkts >= dl->qlimit) {
+        dl->qdrop++;
+        return;
+    }
     struct pkt *p = malloc(sizeof *p - FRAME_MAX + len);
     if (!p) die("malloc", ENOMEM);
     p->next = NULL;
     p->len = (uint16_t)len;
     p->path = path;
     memcpy(p->data, data, len);
-    /* The frame's own transmission time joins its delay. htb lets a frame that reaches
-     * an idle link leave at once (its bucket is 1 B below ~12 Mbit/s, a millisecond's
-     * bytes above), where a link (and the simulator: d = max(a, d_prev) + len / rate)
-     * first spends len / rate putting it on the wire. Delaying every frame by its own
-     * time before the qdisc gives the same departures, d = max(a + s, d_prev + s), with
-     * htb spacing a busy period at the rate: each frame waits until the one before it
-     * is paid for (emulator revision 5; a one-frame bucket had let a burst's second
-     * frame follow the first at once). Length as htb meters it (IP, stab -14). */
-    int64_t tx_ns = dl->rate_bps > 0 ? (int64_t)((double)(len - 14) * 8e9 / dl->rate_bps) : 0;
-    int64_t rel = arrival_ns + dl->delay_ns + tx_ns;
+    /* The serialiser: the frame starts when it arrives or when the one before it is
+     * out, and takes len / rate (IP length, as the scenario's rates count). */
+    int64_t start = arrival_ns > dl->busy_ns ? arrival_ns : dl->busy_ns;
+    p->start_ns = start;
+    p->depart_ns = start + tx_time(dl, len);
+    dl->busy_ns = p->depart_ns;
+    int64_t rel = p->depart_ns + dl->delay_ns;
     if (dl->tail && rel < dl->tail->release_ns) rel = dl->tail->release_ns; /* FIFO */
     p->release_ns = rel;
     if (dl->tail) dl->tail->next = p; else dl->head = p;
     dl->tail = p;
+    if (!dl->qhead) dl->qhead = p;
+    dl->qpkts++;
+    dl->qbytes += len - 14;
     dl->held++;
     held_total++;
 }
@@ -378,6 +437,7 @@ static void release_due(int64_t now) {
             struct dirline *dl = &links[l].d[d];
             while (dl->head && dl->head->release_ns <= now) {
                 struct pkt *p = dl->head;
+                if (p == dl->qhead) settle(dl, p->depart_ns); /* it has left the serialiser */
                 dl->head = p->next;
                 if (!dl->head) dl->tail = NULL;
                 dl->held--;
@@ -406,9 +466,11 @@ static void control_line(char *line) {
         for (int i = 0; i < nlinks; i++)
             for (int d = 0; d < 2; d++) {
                 struct dirline *dl = &links[i].d[d];
-                printf("link %d %c %llu %llu %llu %llu %llu %llu\n", i, d ? 'r' : 'f', (unsigned long long)dl->in,
+                settle(dl, now_ns());
+                printf("link %d %c %llu %llu %llu %llu %llu %llu %llu %llu\n", i, d ? 'r' : 'f', (unsigned long long)dl->in,
                        (unsigned long long)dl->lost, (unsigned long long)dl->down, (unsigned long long)dl->qdrop,
-                       (unsigned long long)dl->out, (unsigned long long)dl->held);
+                       (unsigned long long)dl->out, (unsigned long long)dl->held, (unsigned long long)dl->qpkts,
+                       (unsigned long long)dl->qbytes);
             }
         printf("end %llu\n", (unsigned long long)held_overflow);
         fflush(stdout);
@@ -419,8 +481,8 @@ static void control_line(char *line) {
         return;
     }
     struct dirline *dl = &links[l].d[dir[0] == 'r' ? REV : FWD];
-    if (!strcmp(cmd, "delay")) dl->delay_ns = (int64_t)v;
-    else if (!strcmp(cmd, "rate")) dl->rate_bps = v;
+    if (!strcmp(cmd, "delay")) { dl->delay_ns = (int64_t)v; retime(dl, now_ns()); }
+    else if (!strcmp(cmd, "rate")) { dl->rate_bps = v; retime(dl, now_ns()); }
     else if (!strcmp(cmd, "loss")) dl->loss = v;
     else if (!strcmp(cmd, "state")) {
         dl->up = v != 0;
@@ -434,6 +496,9 @@ static void control_line(char *line) {
                 free(p);
             }
             dl->tail = NULL;
+            dl->qhead = NULL;
+            dl->qpkts = dl->qbytes = 0;
+            dl->busy_ns = now_ns();
         }
     } else fprintf(stderr, "forwarder: unknown control command: %s\n", cmd);
 }

@@ -42,7 +42,7 @@ def _plan() -> Plan:
 
 
 def _udp(space: RunSpace, plan: Plan, *, count: int, size: int, rate_bps: float | None,
-         delays: bool, burst: int = 0) -> dict[str, Any]:
+         delays: bool, burst: int = 0, sizes: list[int] | None = None) -> dict[str, Any]:
     rcv = space.spawn([sys.executable, "-I", str(APPS), "udp-recv",
                        json.dumps({"ip": plan.server_ip, "port": 6000, "idle_s": 2.0, "delays": delays})],
                       "s", stdout=subprocess.PIPE, text=True)
@@ -50,7 +50,8 @@ def _udp(space: RunSpace, plan: Plan, *, count: int, size: int, rate_bps: float 
     rcv.stdout.readline()
     snd = space.spawn([sys.executable, "-I", str(APPS), "udp-send",
                        json.dumps({"ip": plan.server_ip, "port": 6000, "src": plan.paths[0].client_ip,
-                                   "count": count, "size": size, "rate_bps": rate_bps, "burst": burst})],
+                                   "count": count, "size": size, "rate_bps": rate_bps, "burst": burst,
+                                   "sizes": sizes})],
                       "c", stdout=subprocess.PIPE, text=True)
     s_out, _ = snd.communicate(timeout=120)
     r_out, _ = rcv.communicate(timeout=30)
@@ -138,7 +139,7 @@ def selftest(quick: bool = False, store: bool = True, log: Callable[[str], None]
         unlimited = _tcp_rate(space, plan, 3.0 if quick else 5.0)
         report["unlimited_mbps"] = unlimited
         log(f"TCP through an unlimited link: {unlimited:.0f} Mbit/s")
-        # The ceiling: the highest link rate that TCP still fills to 90 % (htb and the
+        # The ceiling: the highest link rate that TCP still fills to 90 % (the
         # forwarder keeping up), at most the unlimited figure.
         ceiling = 0.0
         report["sweep"] = []
