@@ -19,8 +19,9 @@
  * other end of the wire and goes on to the next link of its path. Revisions 4-5 let
  * htb pace the wire instead, and htb charges a frame after sending it, so a short
  * frame behind a full one left a full frame time after it instead of its own
- * (docs/kernel.md, "The deadlock rows' gap is in the emulator"). Paths are told apart by the client address (source address
- * forward, destination address reverse), so several paths may share a link.
+ * (docs/kernel.md, "The deadlock rows' gap is in the emulator"). Paths are told
+ * apart by the client address (source address forward, destination address
+ * reverse), so several paths may share a link.
  *
  * Config (argv[1], one item a line):
  *   seed S                (the run's seed, for the record: the loss streams come with each link)
@@ -273,16 +274,20 @@ static void send_port(int port, const uint8_t *data, size_t len, struct dirline 
     die(port_name[port], errno);
 }
 
-/* A frame's time on the serialiser: IP length (the Ethernet header is not on the link). */
+/* A frame as the link counts it: its IP length (the Ethernet header is not on the link,
+ * as the simulator counts rates and byte limits). */
+static uint64_t ip_len(size_t frame_len) { return frame_len - 14; }
+
+/* A frame's time on the serialiser. */
 static int64_t tx_time(const struct dirline *dl, size_t len) {
-    return dl->rate_bps > 0 ? (int64_t)((double)(len - 14) * 8e9 / dl->rate_bps) : 0;
+    return dl->rate_bps > 0 ? (int64_t)((double)ip_len(len) * 8e9 / dl->rate_bps) : 0;
 }
 
 /* Move `qhead` past the frames that have left the serialiser by `t`. */
 static void settle(struct dirline *dl, int64_t t) {
     while (dl->qhead && dl->qhead->depart_ns <= t) {
         dl->qpkts--;
-        dl->qbytes -= dl->qhead->len - 14;
+        dl->qbytes -= ip_len(dl->qhead->len);
         dl->qhead = dl->qhead->next;
     }
 }
@@ -319,7 +324,7 @@ static void enter_link(int l, int d, uint32_t path, const uint8_t *data, size_t 
     /* DropTail on the frames not yet sent (the simulator's rule: a byte limit always
      * takes a frame into an empty queue). */
     settle(dl, arrival_ns);
-    if (dl->qlimit_bytes ? (dl->qpkts > 0 && dl->qbytes + (len - 14) > dl->qlimit) : dl->qpkts >= dl->qlimit) {
+    if (dl->qlimit_bytes ? (dl->qpkts > 0 && dl->qbytes + ip_len(len) > dl->qlimit) : dl->qpkts >= dl->qlimit) {
         dl->qdrop++;
         return;
     }
@@ -342,7 +347,7 @@ static void enter_link(int l, int d, uint32_t path, const uint8_t *data, size_t 
     dl->tail = p;
     if (!dl->qhead) dl->qhead = p;
     dl->qpkts++;
-    dl->qbytes += len - 14;
+    dl->qbytes += ip_len(len);
     dl->held++;
     held_total++;
 }

@@ -1574,12 +1574,6 @@ impl Connection {
             let s = &self.subflows[i];
             s.queue.back().is_some_and(|&(d, l, new, ..)| new && !s.tail_frozen && d + l as u64 == self.snd.dsn_nxt)
         };
-        if self.upstream() && !same_skb && self.snd.reinject_head().is_none() {
-            // New data that cannot continue the tail skb starts another: the tail ends.
-            if let Some(back) = self.subflows[i].queue.back_mut() {
-                back.4 = true;
-            }
-        }
         let mut opened = 0u32;
         while taken < bytes {
             let (dsn, len, new) = if let Some((d, l, _)) = self.snd.reinject_head() {
