@@ -191,7 +191,7 @@ pub const UPSTREAM_GAPS: &[Gap] = &[
     Gap {
         name: "receive_buffer_autotuning",
         kernel: "receive-buffer auto-tuning (DRS: tcp_rcv_space_adjust, mptcp_rcv_space_adjust) from tcp_rmem[1] = 128 KiB up to tcp_rmem[2] when no receive_buffer is set",
-        sim: "a fixed receive buffer, receive_buffer or 6 MiB (tcp_rmem[2]) from the start: early in a connection the kernel's window is smaller, binds, and with losses turns into NoDSSInWindow drops (two paths, 0.1 % loss, bbr: 8-260 a 30 s kernel run, 14 simulated; the drop rule itself is modelled; that row's ratio is 1.08 since the emulator keeps a flow's order)",
+        sim: "a fixed receive buffer, receive_buffer or 6 MiB (tcp_rmem[2]) from the start: early in a connection the kernel's window is smaller, binds, and with losses turns into NoDSSInWindow drops (two paths, 0.1 % loss, bbr: 8-260 a 30 s kernel run, 14 simulated; the drop rule itself is modelled; that row's ratio is 1.07 under emulator revision 6). The one miss of validate's matrix since stop 40 (2026-12-07, docs/kernel.md \"The ten-run core rows and lossy-start under revision 6\"): seed 003's experiment 1 with bbr, 1.26 [0.60, 1.92], kernel runs 84.0, 55.8, 20.3, 84.1, 82.7 Mbit/s, the slow ones with 129 and 282 NoDSSInWindow drops against a simulated mean of 11 a run. Plan: model DRS for connections without a receive_buffer",
     },
     Gap {
         name: "deadlock_timing",
