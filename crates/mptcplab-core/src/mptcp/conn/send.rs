@@ -1,0 +1,333 @@
+//! The sending end's MPTCP level: the application's writes into the send buffer and
+//! the scheduler's decisions (Linux: `__mptcp_push_pending`; out-of-tree:
+//! `mptcp_write_xmit`), carried out on the subflows.
+
+use super::*;
+
+impl Connection {
+    /// Send what the windows allow: subflow retransmissions, queued data, then what the
+    /// scheduler picks.
+    pub fn push(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let written_before = self.snd.written;
+        if let (true, Some(chunk)) = (self.snd.frag_charge, self.app.poll_chunk()) {
+            // The kernel's order: the ACK that frees buffer space pushes what is already
+            // written (`__mptcp_data_acked` -> `__mptcp_check_push`, softirq); the writer it
+            // wakes (`sk_stream_write_space`) writes afterwards, in process context, and its
+            // `mptcp_sendmsg` pushes again.
+            self.push_written(now, written_before, out);
+            self.write_polled(now, chunk);
+            if self.snd.written > written_before {
+                self.push_written(now, written_before, out);
+            }
+            return;
+        }
+        if self.snd.frag_charge {
+            // Wake a sleeping writer if the buffer is writeable again (`sk_stream_write_space`).
+            self.snd.update_nospace(self.app.wants_more(self.snd.written));
+        }
+        let n = self.app.poll_write(now, self.snd.written, self.snd.free_space());
+        self.snd.write(n);
+        if self.snd.frag_charge {
+            self.snd.update_nospace(self.app.wants_more(self.snd.written));
+        }
+        self.push_written(now, written_before, out);
+    }
+
+    /// The part of `push` after the application's write: send what is written and what the
+    /// windows allow. `written_before`: the stream's length before this push's write.
+    pub(super) fn push_written(&mut self, now: SimTime, written_before: u64, out: &mut Vec<Packet>) {
+        // A subflow with nothing outstanding gets no ACK to refresh its window: give it the
+        // connection's (stands in for Linux's zero-window probe). Upstream raises the
+        // window of the subflow it sends on instead (`push_on`).
+        if !self.upstream() {
+            let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
+            for s in self.subflows.iter_mut() {
+                if s.tx.packets_out == 0 {
+                    s.tx.snd_wnd = s.tx.snd_wnd.max(meta_wnd);
+                }
+            }
+        }
+        // (Scratch vectors are used in place: nothing called from `push` pushes again.)
+        self.sent_before.clear();
+        self.sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
+        // Subflow-level retransmissions and pre-scheduled data.
+        for i in 0..self.subflows.len() {
+            if self.subflows[i].state == SubState::Established {
+                self.drain(now, i, out);
+            }
+        }
+        let upstream = self.upstream();
+        if upstream {
+            // The kernel recomputes the MPTCP retransmit interval in
+            // `mptcp_subflow_get_send`, which runs only when something is pushed: the
+            // application wrote (`mptcp_sendmsg` -> `__mptcp_push_pending`) or an ACK
+            // opened the window past snd_nxt with data waiting (`ack_update_msk` ->
+            // `__mptcp_check_push`). While the window stays shut the interval keeps the
+            // value from the last push, not TCP_RTO_MIN.
+            let rewound = self.snd.reinject_head().is_some();
+            let waiting = rewound || self.snd.unsent() > 0;
+            if waiting && (self.snd.written > written_before || rewound || self.snd.rwnd_edge > self.snd.dsn_nxt) {
+                self.set_meta_timeout(now);
+            }
+        }
+        // Connection-level scheduling.
+        let mss = self.cfg.tcp.mss;
+        let mut guard = 0u32;
+        loop {
+            guard += 1;
+            if guard > 100_000 {
+                break; // a scheduler that keeps asking to send nothing useful
+            }
+            let reinject = self.snd.reinject_head();
+            let next = self.snd.next_new_len(mss);
+            let new_data = next.is_some();
+            // New data waits only because the peer's window is closed.
+            let window_limited = !new_data && self.snd.unsent() > 0;
+            let sndbuf_full = self.app_blocked();
+            // (Data in flight alone: a redundant scheduler may still copy it.)
+            if reinject.is_none() && !new_data && !window_limited && !sndbuf_full && self.snd.segs.is_empty() {
+                break;
+            }
+            // Every decision below needs a subflow that can send now (minRTT's
+            // `get_available_subflow`): skip the scheduler when none can. A scheduler
+            // that queues data on subflows (upstream) is asked regardless.
+            if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) && !self.sched.queues_data() {
+                break;
+            }
+            self.build_views(now, next.unwrap_or(mss) as u64);
+            let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
+            let snd = &self.snd;
+            let meta = MetaView {
+                new_data,
+                next_dsn: snd.dsn_nxt,
+                next_len: next.unwrap_or(0),
+                window_limited,
+                reinject,
+                una,
+                sndbuf_full,
+                data_una: snd.data_una,
+                snd_wnd: snd.rwnd_edge.saturating_sub(snd.data_una),
+                unsent: snd.unsent(),
+                queued_bytes: snd.written - snd.data_una,
+                packets_out: snd.segs.len() as u32,
+                window_free: snd.rwnd_edge.saturating_sub(snd.dsn_nxt),
+            };
+            let (front, back) = snd.segs.as_slices();
+            self.actions.clear();
+            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back }, mem: &self.mem }, &mut self.actions);
+            self.sched.drain_status_notes(&mut self.notes);
+            if !self.notes.is_empty() {
+                self.apply_status_notes(now);
+            }
+            let mut sent = false;
+            for k in 0..self.actions.len() {
+                match self.actions[k] {
+                    Action::Send { sub, seg } => sent |= self.send_on(now, sub, seg, out),
+                    Action::Enqueue { sub, bytes } => {
+                        let len = bytes.min(mss).min(self.snd.next_new_len(mss).unwrap_or(0));
+                        if len > 0 && sub < self.subflows.len() {
+                            let dsn = self.snd.take_new(len, sub, now);
+                            self.subflows[sub].queue.push_back((dsn, len, true, false, false));
+                            self.subflows[sub].queued_bytes += len as u64;
+                            self.record_sched(now, sub, "enqueue", dsn, len);
+                            sent = true;
+                        }
+                    }
+                    Action::Penalise { sub } => {
+                        if let Some(s) = self.subflows.get_mut(sub) {
+                            penalise(&mut s.tx.st, s.tx.cfg.base_kernel);
+                            s.sched.penalised += 1;
+                            self.stats.penalisations += 1;
+                            self.record_sched(now, sub, "penalise", 0, 0);
+                        }
+                    }
+                    Action::Push { sub, bytes } => sent |= self.push_on(now, sub, bytes, out),
+                    Action::Wait => {}
+                }
+            }
+            if !sent {
+                break;
+            }
+        }
+        // `__mptcp_push_pending`: data was pushed (a round before the last sent) and the
+        // MPTCP retransmit timer is not pending -> arm it.
+        if upstream && guard > 1 && self.up.rtx_deadline.is_none() {
+            self.up.reset_timer(now);
+        }
+        let nospace = self.app_blocked();
+        let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
+        for (s, &before) in self.subflows.iter_mut().zip(self.sent_before.iter()) {
+            if s.state == SubState::Established {
+                s.tx.validate_after_push(now, s.tx.stats.segs_sent != before, !s.queue.is_empty(), nospace);
+                // Nothing to send and cwnd room: delivery-rate samples are app-limited.
+                if !meta_has_data && s.queue.is_empty() {
+                    s.tx.check_app_limited();
+                }
+                // Held back only by the pacer: wake up when it allows the next packet.
+                if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.lost_out > s.tx.retrans_out) {
+                    s.pace_deadline = Some(s.tx.next_send_at);
+                }
+            }
+        }
+        self.note_app_progress(now);
+    }
+
+    /// A writer that polls before each write (`Bulk::poll_chunk`, the kernel backend's: a
+    /// Python socket with a timeout polls before every `send`). `mptcp_poll` reports the
+    /// socket writeable only when `sk_stream_is_writeable` (free >= wmem / 2), and sets
+    /// SOCK_NOSPACE when it is not (`mptcp_check_writeable`); a writeable socket's
+    /// non-blocking `send` copies the rest of the current chunk as far as the buffer takes
+    /// it (`mptcp_sendmsg`). So the writer tops the buffer up one chunk at a time while
+    /// it is writeable, and never fills it past the chunk that made it unwriteable.
+    pub(super) fn write_polled(&mut self, now: SimTime, chunk: u64) {
+        loop {
+            if !self.app.wants_more(self.snd.written) {
+                self.snd.nospace = false;
+                return;
+            }
+            let wmem = up::msk_wmem_queued(self.snd.data_una, self.snd.written);
+            if !up::msk_writeable(wmem, self.snd.sndbuf) {
+                self.snd.nospace = true;
+                return;
+            }
+            self.snd.nospace = false;
+            let rest = chunk - self.snd.written % chunk;
+            let n = self.app.poll_write(now, self.snd.written, self.snd.free_space().min(rest));
+            if n == 0 {
+                return;
+            }
+            self.snd.write(n);
+        }
+    }
+
+    /// The application waits for send-buffer space (Linux SOCK_NOSPACE). Upstream: set when
+    /// the writer finds the buffer full, cleared only when it is writeable again
+    /// (`MetaSender::update_nospace`).
+    pub(super) fn app_blocked(&self) -> bool {
+        if self.snd.frag_charge {
+            return self.snd.nospace;
+        }
+        self.snd.free_space() == 0 && self.app.wants_more(self.snd.written)
+    }
+
+    /// Snapshot the subflows for the scheduler; `want` is the size of the next segment.
+    pub(super) fn build_views(&mut self, now: SimTime, want: u64) {
+        self.views.clear();
+        let rates = self.sched.needs_rates();
+        let sndbufs = self.up.model_sndbuf;
+        for s in self.subflows.iter() {
+            let t = &s.tx;
+            self.views.push(SubflowView {
+                // `mptcp_is_def_unavailable`: not established, pre-established, or pf;
+                // upstream `mptcp_subflow_active`: join complete and not stale (= pf).
+                established: s.state == SubState::Established && !s.pf,
+                backup: s.backup,
+                srtt: t.st.srtt,
+                rttvar: t.rtt.rttvar(),
+                cwnd: t.st.cwnd,
+                ssthresh: t.st.ssthresh,
+                in_flight: t.in_flight(),
+                ca_state: t.st.ca_state,
+                mss: t.cfg.mss,
+                queued_bytes: s.queued_bytes,
+                pacing_ok: t.pacing_ok(now),
+                // v0.89 `mptcp_is_available`: write_seq + min(len, mss) must stay within
+                // the subflow's own window end, snd_una + snd_wnd (schedulers.md §4.1).
+                wnd_ok: t.outstanding_bytes() + s.queued_bytes + want <= t.snd_wnd,
+                packets_out: t.packets_out,
+                outstanding_bytes: t.outstanding_bytes(),
+                // Rate and mode the congestion control measures (AR&P, seed 004 §V).
+                // Only for schedulers that read them (`Scheduler::needs_rates`).
+                pacing_rate_bps: if rates { t.pacing_rate().map_or(0.0, |r| r.bits_per_sec()) } else { 0.0 },
+                sk_pacing_rate: t.sk_pacing_rate,
+                bw_bps: match &t.cc {
+                    crate::cc::AnyCc::Bbr(b) if rates => b.bw_pps() * t.cfg.mss as f64 * 8.0,
+                    _ => 0.0,
+                },
+                delivery_rate_bps: if rates { t.delivery_rate_bytes_per_sec() * 8.0 } else { 0.0 },
+                min_rtt: t.st.min_rtt,
+                cc_mode: if rates { t.cc.mode() } else { "" },
+            });
+        }
+        if sndbufs {
+            self.mem.clear();
+            for s in self.subflows.iter() {
+                let t = &s.tx;
+                self.mem.push(SubflowMem { wmem_queued: up::wmem_queued(t.outstanding_bytes() + s.queued_bytes, t.packets_out as u64 + s.queue.len() as u64), sndbuf: s.up.sndbuf });
+            }
+        }
+    }
+
+    /// Execute one `Send`. Returns whether a packet left.
+    pub(super) fn send_on(&mut self, now: SimTime, i: usize, seg: Segment, out: &mut Vec<Packet>) -> bool {
+        if i >= self.subflows.len() || self.subflows[i].state != SubState::Established || self.subflows[i].pf || !self.subflows[i].tx.can_send(now) {
+            return false;
+        }
+        let mss = self.cfg.tcp.mss;
+        let (dsn, len) = match seg {
+            Segment::New => {
+                let Some(len) = self.snd.next_new_len(mss) else { return false };
+                // Upstream subflows run Nagle (see `drain`): a short segment behind an
+                // unacknowledged short one is not built yet, so it can grow.
+                if self.upstream() && self.subflows[i].tx.nagle_holds(len) {
+                    return false;
+                }
+                (self.snd.take_new(len, i, now), len)
+            }
+            Segment::Reinject => {
+                let Some((d, l, _)) = self.snd.reinject_head() else { return false };
+                self.snd.reinject.pop_front();
+                self.snd.mark_sent_on(d, i);
+                if self.upstream() {
+                    // Sent again after a rewind (the MPTCP retransmit timer's test).
+                    self.snd.clear_reinject_flag(d);
+                }
+                self.stats.reinjections += 1;
+                (d, l)
+            }
+            Segment::Copy { dsn, len } => {
+                if dsn + len as u64 <= self.snd.data_una {
+                    return false;
+                }
+                self.snd.mark_sent_on(dsn, i);
+                self.stats.opportunistic_retrans += 1;
+                (dsn, len)
+            }
+        };
+        let c = &mut self.subflows[i].sched;
+        let kind = match seg {
+            Segment::New => {
+                c.new_segs += 1;
+                "new"
+            }
+            Segment::Reinject => {
+                c.reinjected_segs += 1;
+                "reinject"
+            }
+            Segment::Copy { .. } => {
+                c.copied_segs += 1;
+                "copy"
+            }
+        };
+        self.record_sched(now, i, kind, dsn, len);
+        let seq = self.subflows[i].tx.send_new(now, len, dsn);
+        self.emit_data(now, i, seq, len, dsn, false, false, out);
+        true
+    }
+}
+
+/// The penalisation of `mptcp_rcv_buf_optimization`: halve cwnd (at least 1) and
+/// ssthresh (at least 2). v0.9x on 4.x (mptcp_sched.c) halves ssthresh only out of slow
+/// start (`prior_cwnd >= snd_ssthresh`); v0.89 on 3.14 (mptcp_output.c) whenever it is
+/// set (`snd_ssthresh != TCP_INFINITE_SSTHRESH`), in slow start too.
+pub(super) fn penalise(st: &mut crate::cc::CcState, base: BaseKernel) {
+    let prior = st.cwnd;
+    st.cwnd = (st.cwnd >> 1).max(1);
+    let halve = match base {
+        BaseKernel::Linux3_14 => st.ssthresh < crate::cc::INFINITE_SSTHRESH,
+        BaseKernel::Linux4 => prior >= st.ssthresh,
+    };
+    if halve {
+        st.ssthresh = (st.ssthresh >> 1).max(2);
+    }
+}
