@@ -8,7 +8,7 @@
 //! simulator does not model (`gaps`): `mptcplab.profile_gaps("upstream")` returns them
 //! so that `validate` can print them beside its figures. docs/upstream-profile.md.
 
-use crate::mptcp::upstream::Stack;
+use crate::mptcp::stack::Stack;
 use crate::options::OptValue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -48,7 +48,7 @@ pub struct MetaSender {
     pub max_rwnd: u64,
     pub segs: VecDeque<MetaSeg>,
     pub reinject: VecDeque<(u64, u32)>,
-    /// Upstream Linux accounting (`Stack::Upstream`): `sndbuf` is the MPTCP socket's
+    /// Linux 6.x accounting (`stack::SendMemory::Frags`): `sndbuf` is the MPTCP socket's
     /// `sk_sndbuf` against its `sk_wmem_queued` (payload plus data-frag headers), a writer
     /// fills whole page frags, and a blocked writer waits until the buffer is writeable
     /// again (`upstream::msk_write_limit`, `msk_writeable`). Otherwise `sndbuf` bounds

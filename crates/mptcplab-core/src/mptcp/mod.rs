@@ -6,6 +6,7 @@ pub mod meta;
 pub mod pm;
 pub mod rcvmem;
 pub mod scheduler;
+pub mod stack;
 pub mod upstream;
 
 pub use conn::{ConnConfig, Connection, SubState, Subflow};

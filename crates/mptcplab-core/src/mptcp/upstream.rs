@@ -5,23 +5,11 @@
 //! The subflow choice itself is `scheduler::upstream`; docs/upstream-profile.md
 //! explains the model and lists what it leaves out.
 //!
-//! Which kernel a connection follows is `Stack`: the simulator's default is the
-//! out-of-tree v0.9x kernel the seeds measured.
+//! Which kernel a connection follows is `mptcp::stack::Stack`, and what that changes is
+//! its `StackPolicy`: the simulator's default is the out-of-tree v0.9x kernel the seeds
+//! measured.
 
 use crate::units::SimTime;
-
-/// The MPTCP implementation a connection follows (set by the scenario's `run.profile`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Stack {
-    /// Out-of-tree multipath-tcp.org v0.9x (Linux 4.x): a subflow RTO reinjects its data
-    /// and marks it potentially failed (`pf`); subflows are walked newest first.
-    #[default]
-    OutOfTree,
-    /// Upstream Linux 6.x: no reinjection on a subflow RTO; an MPTCP-level retransmit
-    /// timer and stale subflows instead; per-subflow send queues; subflows walked oldest
-    /// first (`list_add_tail` onto `conn_list` in `__mptcp_subflow_connect`, subflow.c).
-    Upstream,
-}
 
 /// `TCP_RTO_MIN` (include/net/tcp.h): the MPTCP retransmit interval when no subflow has
 /// a timer pending (`__mptcp_set_timeout`, protocol.c).

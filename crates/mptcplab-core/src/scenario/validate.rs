@@ -425,10 +425,11 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let mut cfg = conn_config(&f, &c.name, true, tcp, cc, &c.send_buffer, &c.receive_buffer, &c.read_rate, &c.app, initial, &c.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
         cfg.stack = profile.stack();
-        cfg.send_buffer_auto = cfg.stack == crate::mptcp::upstream::Stack::Upstream && c.send_buffer.is_none();
-        if cfg.stack == crate::mptcp::upstream::Stack::Upstream {
+        let policy = cfg.stack.policy();
+        cfg.send_buffer_auto = policy.send_buffer_autotunes && c.send_buffer.is_none();
+        if policy.dss_off_mss {
             // `tcp_current_mss`: the DSS option every data segment carries comes off the MSS.
-            let dss = crate::mptcp::upstream::DSS_OPTION_BYTES;
+            let dss = policy.dss_bytes;
             if cfg.tcp.mss <= dss {
                 return err("tcp.mss", format!("expected an MSS above the {dss}-byte DSS option of the upstream profile, got {} B", cfg.tcp.mss));
             }

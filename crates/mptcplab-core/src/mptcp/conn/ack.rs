@@ -16,9 +16,8 @@ impl Connection {
             self.subflows[i].pf = false;
             self.update_status(now, i, "ack_received");
         }
-        // (`model_sndbuf` is set whenever the stack is upstream: one test on the common path.)
-        let upstream = self.up.model_sndbuf && self.upstream();
-        if upstream {
+        let meta_timer = self.policy.meta_retransmit_timer;
+        if meta_timer {
             // tcp_ack stamps rcv_tstamp. (A stale subflow with a new rcv_tstamp is active
             // again, `mptcp_subflow_active`: the `pf` reset above.)
             self.subflows[i].up.rcv_tstamp = now;
@@ -29,10 +28,10 @@ impl Connection {
         // larger window, updates it).
         // Linux 6.x `tcp_may_update_window` also takes a zero window (`|| !nwin`).
         let nwin = pkt.rwnd_edge.saturating_sub(pkt.data_ack);
-        let up_stack = self.upstream();
+        let from_subflow = self.policy.window_from_subflow;
         let s = &mut self.subflows[i];
         let tx = &mut s.tx;
-        if res.snd_una_advanced || nwin > tx.snd_wnd || (up_stack && nwin == 0) {
+        if res.snd_una_advanced || nwin > tx.snd_wnd || (from_subflow && nwin == 0) {
             let changed = tx.snd_wnd != nwin;
             tx.snd_wnd = nwin;
             tx.max_window = tx.max_window.max(nwin);
@@ -48,10 +47,13 @@ impl Connection {
         // window on an ACK that did not advance the subflow's snd_una: after such an ACK
         // the end lies past the receiver's edge by the DATA_ACK's advance, and what is
         // sent there is dropped (`MetaReceiver::drop_ofo_beyond_edge`).
-        let edge = if up_stack { pkt.data_ack.saturating_add(self.subflows[i].tx.snd_wnd) } else { pkt.rwnd_edge };
+        let edge = if from_subflow { pkt.data_ack.saturating_add(self.subflows[i].tx.snd_wnd) } else { pkt.rwnd_edge };
         let acked = self.snd.on_data_ack(pkt.data_ack, edge);
-        if upstream {
-            self.on_ack_upstream(now, i, acked, out);
+        if meta_timer {
+            self.clean_una(now, acked);
+        }
+        if self.policy.pm_start == PmStart::FullyEstablished {
+            self.check_fully_established(now, i, out);
         }
         self.push(now, out);
         if self.up.model_sndbuf {
@@ -59,12 +61,9 @@ impl Connection {
         }
     }
 
-    /// Upstream, on an ACK of subflow `i` that DATA_ACKed `acked` bytes:
-    /// `__mptcp_clean_una` stops the MPTCP retransmit timer when everything written is
-    /// DATA_ACKed and restarts it otherwise; the first ACK on the initial subflow makes
-    /// the connection fully established (options.c `check_fully_established`: any ACK
-    /// carrying a DATA_ACK), which starts the path manager (`mptcp_pm_fully_established`).
-    pub(super) fn on_ack_upstream(&mut self, now: SimTime, i: usize, acked: u64, out: &mut Vec<Packet>) {
+    /// On an ACK that DATA_ACKed `acked` bytes, `__mptcp_clean_una` stops the MPTCP
+    /// retransmit timer when everything written is DATA_ACKed and restarts it otherwise.
+    pub(super) fn clean_una(&mut self, now: SimTime, acked: u64) {
         if acked > 0 {
             if self.snd.data_una == self.snd.dsn_nxt && self.snd.data_una == self.snd.written {
                 self.up.rtx_deadline = None;
@@ -72,6 +71,12 @@ impl Connection {
                 self.up.reset_timer(now);
             }
         }
+    }
+
+    /// The first ACK on the initial subflow makes the connection fully established
+    /// (options.c `check_fully_established`: any ACK carrying a DATA_ACK), which starts the
+    /// path manager (`mptcp_pm_fully_established`).
+    pub(super) fn check_fully_established(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
         if !self.up.pm_notified && i == self.cfg.initial_path && self.cfg.mptcp {
             self.up.pm_notified = true;
             self.pm_established(now, i, out);

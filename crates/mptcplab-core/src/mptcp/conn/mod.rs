@@ -19,7 +19,8 @@ use super::rcvmem::{self, Admission, HeldSkb, RcvMem};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowMem, SubflowView};
-use super::upstream::{self as up, MetaUp, Stack, SubflowUp};
+use super::stack::{PmStart, SendMemory, Stack, StackPolicy, SubflowOrder};
+use super::upstream::{self as up, MetaUp, SubflowUp};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
@@ -171,6 +172,8 @@ pub struct Connection {
     delay_out: Vec<DelaySample>,
     /// Upstream stack: the MPTCP retransmit timer and the path manager's notification.
     pub up: MetaUp,
+    /// What this connection's stack does (`cfg.stack.policy()`, chosen once here).
+    pub policy: StackPolicy,
     /// Scratch: the segments an MPTCP-level retransmission resends.
     rtx_scratch: Vec<(u64, u32)>,
     /// Send-buffer state of each subflow for the scheduler (`SchedView::mem`), kept only
@@ -227,14 +230,15 @@ impl Connection {
             let b = rcvmem::sk_rcvbuf(cfg.receive_buffer, cfg.tcp.rcvbuf_accounting, cfg.receive_buffer_locked);
             rcv.set_skb_memory(RcvMem::new(b, cfg.receive_buffer_locked, cfg.tcp.mss));
         }
-        rcv.drop_ofo_beyond_edge = cfg.mptcp && cfg.stack == Stack::Upstream;
+        let policy = cfg.stack.policy();
+        rcv.drop_ofo_beyond_edge = cfg.mptcp && policy.drop_ofo_beyond_edge;
         // Auto-tuned: `mptcp_init_sock` starts the send buffer at tcp_wmem[1]. Upstream with
         // a `send_buffer`: `SO_SNDBUF` doubled, counted in `sk_wmem_queued` bytes
         // (`upstream::locked_sndbuf`, `MetaSender::frag_charge`).
-        let stack_up = cfg.stack == Stack::Upstream;
+        let frags = policy.send_memory == SendMemory::Frags;
         let sndbuf = if cfg.send_buffer_auto {
             up::TCP_WMEM[1]
-        } else if stack_up {
+        } else if frags {
             up::locked_sndbuf(cfg.send_buffer)
         } else {
             cfg.send_buffer
@@ -243,12 +247,12 @@ impl Connection {
         // (`MetaReceiver::handshake_edge`, which `set_skb_memory` set).
         let edge0 = if rcv.skb.is_some() { rcv.edge() } else { rcv.window_edge() };
         let mut snd = MetaSender::new(sndbuf, edge0);
-        snd.frag_charge = stack_up;
-        snd.fill_window = stack_up;
-        let mut up = MetaUp::new(cfg.stack == Stack::Upstream && !cfg.send_buffer_auto);
+        snd.frag_charge = frags;
+        snd.fill_window = policy.fill_window;
+        let mut up = MetaUp::new(frags && !cfg.send_buffer_auto);
         // `bbr_sndbuf_expand` provisions 3 x cwnd; other controllers 2.
         up.sndbuf_factor = if cfg.cc == "bbr" || cfg.cc == "coupled_bbr" { 3 } else { 2 };
-        up.model_sndbuf = cfg.stack == Stack::Upstream || sched.queues_data();
+        up.model_sndbuf = policy.subflow_send_memory || sched.queues_data();
         let app_timer = matches!(cfg.app, App::Stream(_));
         Ok(Connection {
             id,
@@ -286,14 +290,13 @@ impl Connection {
             up,
             rtx_scratch: Vec::new(),
             mem: Vec::new(),
-            extra_timers: app_timer || stack_up,
+            extra_timers: app_timer || policy.meta_retransmit_timer,
+            policy,
             jiffy_phase: None,
             join_jitter: None,
             pull_stopped: false,
         })
     }
-
-    fn upstream(&self) -> bool { self.cfg.stack == Stack::Upstream }
 
     /// `run.join_jitter`: delay each subflow the path manager opens by an offset drawn
     /// from `rng` in [0, `jitter`). A testbed's joins follow the MP_CAPABLE handshake
@@ -313,11 +316,7 @@ impl Connection {
 
     fn data_header(&self) -> u32 {
         TCP_HEADER_BYTES
-            + match (self.cfg.mptcp, self.cfg.stack) {
-                (false, _) => 0,
-                (true, Stack::OutOfTree) => DSS_BYTES,
-                (true, Stack::Upstream) => up::DSS_OPTION_BYTES,
-            }
+            + if self.cfg.mptcp { self.policy.dss_bytes } else { 0 }
     }
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -437,12 +436,12 @@ impl Connection {
                 self.snd.on_data_ack(0, pkt.rwnd_edge);
                 self.subflows[i].tx.snd_wnd = pkt.rwnd_edge;
                 self.subflows[i].tx.max_window = self.subflows[i].tx.max_window.max(pkt.rwnd_edge);
-                if self.upstream() {
+                if self.policy.send_memory == SendMemory::Frags {
                     self.sync_sndbuf();
                 }
-                // The out-of-tree path managers start at the SYN-ACK; upstream waits until
-                // the connection is fully established (`on_ack`).
-                if initial && self.cfg.mptcp && !self.upstream() {
+                // The path manager starts here or once the connection is fully
+                // established (`on_ack`).
+                if initial && self.cfg.mptcp && self.policy.pm_start == PmStart::SynAck {
                     self.pm_established(now, i, out);
                 }
                 self.push(now, out);

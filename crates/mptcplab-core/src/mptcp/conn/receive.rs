@@ -87,8 +87,7 @@ impl Connection {
         // `tcp_data_queue` -> `tcp_data_ready` -> `mptcp_data_ready` moves the skb into the
         // MPTCP socket and wakes the reader.
         self.pull(i);
-        let upstream = self.upstream();
-        if upstream {
+        if self.policy.ack_before_reader {
             // Linux 6.x: `tcp_ack_snd_check` runs next in the same softirq, before the woken
             // reader, so an immediate ACK's window counts the segment unread. Two segments
             // are ACKed then only if "the right edge of window advances far enough"
@@ -115,7 +114,7 @@ impl Connection {
             let copied = self.reader_reads(now);
             return self.cleanup_rbuf(now, copied, out);
         }
-        // Not upstream: the read, then the segment's ACK as `__tcp_ack_snd_check` decided
+        // Otherwise the read, then the segment's ACK as `__tcp_ack_snd_check` decided
         // it, then the reader's cleanup.
         let copied = self.reader_reads(now);
         self.ack_as_decided(now, i, o.ack, out);
@@ -252,13 +251,13 @@ impl Connection {
         let mut p = Packet::new(PacketKind::Ack, self.id, i as u16, s.route_rev, 0);
         p.ack = rx.rcv_nxt;
         p.n_sack = rx.sack_blocks(&mut p.sack);
-        if self.cfg.mptcp && self.cfg.stack == Stack::Upstream {
+        if let (true, Some(max)) = (self.cfg.mptcp, self.policy.max_sack_blocks) {
             // `tcp_established_options` gives MPTCP's options precedence and fits SACK
             // blocks into what the 40 option bytes leave after the timestamps (12) and the
             // DSS with a 64-bit DATA_ACK (12): one block, the most recent. (The kernel
             // backend's captures: 66 027 server ACKs in seven traced runs, every one with a
             // 44-byte TCP header, i.e. timestamps + that 12-byte DSS.)
-            p.n_sack = p.n_sack.min(up::MAX_SACK_BLOCKS);
+            p.n_sack = p.n_sack.min(max);
         }
         p.data_ack = data_ack;
         p.rwnd_edge = edge;

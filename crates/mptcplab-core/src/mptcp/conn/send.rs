@@ -37,9 +37,9 @@ impl Connection {
     /// windows allow. `written_before`: the stream's length before this push's write.
     pub(super) fn push_written(&mut self, now: SimTime, written_before: u64, out: &mut Vec<Packet>) {
         // A subflow with nothing outstanding gets no ACK to refresh its window: give it the
-        // connection's (stands in for Linux's zero-window probe). Upstream raises the
-        // window of the subflow it sends on instead (`push_on`).
-        if !self.upstream() {
+        // connection's (stands in for Linux's zero-window probe). Otherwise the window of
+        // the subflow a push sends on is raised (`push_on`).
+        if self.policy.idle_subflows_take_meta_window {
             let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
             for s in self.subflows.iter_mut() {
                 if s.tx.packets_out == 0 {
@@ -56,8 +56,8 @@ impl Connection {
                 self.drain(now, i, out);
             }
         }
-        let upstream = self.upstream();
-        if upstream {
+        let meta_timer = self.policy.meta_retransmit_timer;
+        if meta_timer {
             // The kernel recomputes the MPTCP retransmit interval in
             // `mptcp_subflow_get_send`, which runs only when something is pushed: the
             // application wrote (`mptcp_sendmsg` -> `__mptcp_push_pending`) or an ACK
@@ -151,7 +151,7 @@ impl Connection {
         }
         // `__mptcp_push_pending`: data was pushed (a round before the last sent) and the
         // MPTCP retransmit timer is not pending -> arm it.
-        if upstream && guard > 1 && self.up.rtx_deadline.is_none() {
+        if meta_timer && guard > 1 && self.up.rtx_deadline.is_none() {
             self.up.reset_timer(now);
         }
         let nospace = self.app_blocked();
@@ -267,9 +267,9 @@ impl Connection {
         let (dsn, len) = match seg {
             Segment::New => {
                 let Some(len) = self.snd.next_new_len(mss) else { return false };
-                // Upstream subflows run Nagle (see `drain`): a short segment behind an
+                // Subflows that run Nagle (see `drain`): a short segment behind an
                 // unacknowledged short one is not built yet, so it can grow.
-                if self.upstream() && self.subflows[i].tx.nagle_holds(len) {
+                if self.policy.subflow_nagle && self.subflows[i].tx.nagle_holds(len) {
                     return false;
                 }
                 (self.snd.take_new(len, i, now), len)
@@ -278,7 +278,7 @@ impl Connection {
                 let Some((d, l, _)) = self.snd.reinject_head() else { return false };
                 self.snd.reinject.pop_front();
                 self.snd.mark_sent_on(d, i);
-                if self.upstream() {
+                if self.policy.meta_retransmit_timer {
                     // Sent again after a rewind (the MPTCP retransmit timer's test).
                     self.snd.clear_reinject_flag(d);
                 }

@@ -123,7 +123,7 @@ pub struct Subflow {
     pub drops: NetDrops,
     /// Its SRTT at the connection's delay samples (τ_i of seed 002 Sec. IV).
     pub tau: TauStats,
-    /// Upstream stack: stale state and send buffer (`Stack::Upstream` only).
+    /// Stale state and send buffer (`StackPolicy::meta_retransmit_timer`, `subflow_send_memory`).
     pub up: SubflowUp,
     /// `tcp.receive_memory = "skb"`: skbs the subflow received and the MPTCP socket has
     /// not pulled yet, in subflow sequence order, and their truesize (its `sk_rmem_alloc`).
@@ -183,7 +183,7 @@ impl Subflow {
             backup: p.backup,
             tx: {
                 let mut tx = SubflowTx::new(cfg.tcp, iss, cc, SimTime::ZERO);
-                tx.restart_on_entail = cfg.mptcp && cfg.stack == Stack::Upstream;
+                tx.restart_on_entail = cfg.mptcp && cfg.stack.policy().restart_after_idle_on_queue;
                 tx
             },
             rx: None,
@@ -282,8 +282,10 @@ impl Connection {
         if !self.created.contains(&i) {
             self.created.push(i);
             let rest = (0..self.subflows.len()).filter(|j| !self.created.contains(j));
-            // Upstream links each subflow at the tail of `conn_list` (oldest first).
-            self.order = if self.upstream() { self.created.iter().copied().chain(rest).collect() } else { self.created.iter().rev().copied().chain(rest).collect() };
+            self.order = match self.policy.subflow_order {
+                SubflowOrder::OldestFirst => self.created.iter().copied().chain(rest).collect(),
+                SubflowOrder::NewestFirst => self.created.iter().rev().copied().chain(rest).collect(),
+            };
             for (pos, &j) in self.order.iter().enumerate() {
                 self.order_pos[j] = pos;
             }

@@ -105,9 +105,9 @@ impl Connection {
                         let due = s.tx.rto_deadline.is_some_and(|d| d <= now);
                         match if due { self.with_coupling(i, |tx, c| tx.on_xmit_timer(now, c)) } else { TimerOutcome::Nothing } {
                             TimerOutcome::Rto => {
-                                // Upstream does nothing at the MPTCP level on a subflow RTO: its
-                                // own retransmit timer and stale subflows take over.
-                                if self.cfg.mptcp && !self.upstream() {
+                                // Without reinjection here, the MPTCP retransmit timer and
+                                // stale subflows take over.
+                                if self.cfg.mptcp && self.policy.reinject_on_subflow_rto {
                                     self.on_subflow_rto(now, i);
                                 }
                                 self.push(now, out);

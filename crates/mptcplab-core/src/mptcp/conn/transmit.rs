@@ -8,23 +8,24 @@ impl Connection {
     /// Transmit subflow `i`'s retransmissions and queued data as its cwnd and pacer allow.
     #[inline(always)]
     pub(super) fn drain(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
-        // Upstream: the segments of one GSO packet so far, and the most one may hold.
-        let up = self.upstream();
-        let (mut piece, max_segs) = if up { (0u32, self.subflows[i].tx.tso_segs()) } else { (0, 0) };
+        // With a write queue of skbs: the segments of one GSO packet so far, and the most
+        // one may hold.
+        let (nagle, skbs) = (self.policy.subflow_nagle, self.policy.skb_write_queue);
+        let (mut piece, max_segs) = if skbs { (0u32, self.subflows[i].tx.tso_segs()) } else { (0, 0) };
         while self.subflows[i].tx.can_send(now) {
             if let Some(idx) = self.subflows[i].tx.next_retransmit() {
                 let (seq, len, dsn) = self.subflows[i].tx.retransmit(now, idx);
                 self.emit_data(now, i, seq, len, dsn, true, false, out);
             } else if let Some(&(_, len, ..)) = self.subflows[i].queue.front() {
-                // Upstream subflows run Nagle (MPTCP pushes with the subflow's `nonagle`,
-                // 0 by default: `mptcp_push_release` -> `tcp_push`); the last skb of the
-                // write queue is the one it can hold.
-                if up && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
+                // Subflows that run Nagle (upstream MPTCP pushes with the subflow's
+                // `nonagle`, 0 by default: `mptcp_push_release` -> `tcp_push`); the last skb
+                // of the write queue is the one it can hold.
+                if nagle && self.subflows[i].queue.len() == 1 && self.subflows[i].tx.nagle_holds(len) {
                     break;
                 }
                 let Some((dsn, len, marked, skb_end)) = self.subflows[i].pop_queued() else { break };
                 let seq = self.subflows[i].tx.send_new(now, len, dsn);
-                let psh = if up { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked, skb_end) } else { marked };
+                let psh = if skbs { self.gso_psh(now, i, &mut piece, max_segs, dsn + len as u64, marked, skb_end) } else { marked };
                 self.emit_data(now, i, seq, len, dsn, false, psh, out);
             } else {
                 break;
@@ -78,7 +79,7 @@ impl Connection {
         // An skb holds at most `size_goal` bytes (`mptcp_sendmsg_frag` copies up to
         // `info->size_goal - skb->len`, then opens another).
         let goal = up::size_goal(self.subflows[i].tx.max_window, mss);
-        if self.upstream() {
+        if self.policy.skb_write_queue {
             // The last push left PSH on the write queue's tail skb (`tcp_push` ->
             // `tcp_mark_push`). `mptcp_sendmsg_frag` appends to that skb only if it has
             // room (`size_goal - skb->len > 0`) and its mapping continues unfrozen
@@ -178,7 +179,7 @@ impl Connection {
     /// (`mptcp_skb_can_collapse_to`, `tcp_skb_can_collapse_to`).
     /// Returns (the skb's DSN, bytes added).
     pub(super) fn grow_tail(&mut self, i: usize, mss: u32, limit: u64) -> Option<(u64, u32)> {
-        if !self.upstream() {
+        if !self.policy.skb_write_queue {
             return None;
         }
         let &(dsn, len, new, ..) = self.subflows[i].queue.back()?;
