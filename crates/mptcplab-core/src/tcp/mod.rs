@@ -1,9 +1,11 @@
-//! One TCP subflow: sender with a SACK scoreboard, Linux RTT/RTO estimation, PRR or
-//! NewReno recovery; receiver with SACK blocks and Linux-like delayed ACKs.
+//! One TCP subflow: sender (`sender`) with its SACK scoreboard (`scoreboard`), Linux
+//! RTT/RTO estimation, PRR or NewReno recovery; receiver with SACK blocks and Linux-like
+//! delayed ACKs.
 //! Reference `tcp.md`.
 
 pub mod receiver;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
 pub mod seq;
 

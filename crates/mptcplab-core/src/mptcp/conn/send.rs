@@ -42,7 +42,7 @@ impl Connection {
         if self.policy.idle_subflows_take_meta_window {
             let meta_wnd = self.snd.rwnd_edge.saturating_sub(self.snd.data_una);
             for s in self.subflows.iter_mut() {
-                if s.tx.packets_out == 0 {
+                if s.tx.sb.packets_out == 0 {
                     s.tx.snd_wnd = s.tx.snd_wnd.max(meta_wnd);
                 }
             }
@@ -164,7 +164,7 @@ impl Connection {
                     s.tx.check_app_limited();
                 }
                 // Held back only by the pacer: wake up when it allows the next packet.
-                if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.lost_out > s.tx.retrans_out) {
+                if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.sb.lost_out > s.tx.sb.retrans_out) {
                     s.pace_deadline = Some(s.tx.next_send_at);
                 }
             }
@@ -234,7 +234,7 @@ impl Connection {
                 // v0.89 `mptcp_is_available`: write_seq + min(len, mss) must stay within
                 // the subflow's own window end, snd_una + snd_wnd (schedulers.md §4.1).
                 wnd_ok: t.outstanding_bytes() + s.queued_bytes + want <= t.snd_wnd,
-                packets_out: t.packets_out,
+                packets_out: t.sb.packets_out,
                 outstanding_bytes: t.outstanding_bytes(),
                 // Rate and mode the congestion control measures (AR&P, seed 004 §V).
                 // Only for schedulers that read them (`Scheduler::needs_rates`).
@@ -253,7 +253,7 @@ impl Connection {
             self.mem.clear();
             for s in self.subflows.iter() {
                 let t = &s.tx;
-                self.mem.push(SubflowMem { wmem_queued: up::wmem_queued(t.outstanding_bytes() + s.queued_bytes, t.packets_out as u64 + s.queue.len() as u64), sndbuf: s.up.sndbuf });
+                self.mem.push(SubflowMem { wmem_queued: up::wmem_queued(t.outstanding_bytes() + s.queued_bytes, t.sb.packets_out as u64 + s.queue.len() as u64), sndbuf: s.up.sndbuf });
             }
         }
     }

@@ -117,7 +117,7 @@ fn a_subflow_with_data_queued_behind_a_full_cwnd_counts_as_cwnd_limited_under_li
         });
         p.run_until(SimTime::from_ms(100));
         let s = &mut p.c.subflows[0];
-        assert!(s.tx.packets_out > 0, "{v:?}: data out");
+        assert!(s.tx.sb.packets_out > 0, "{v:?}: data out");
         // Congestion avoidance (no slow-start allowance), a fresh window, cwnd full,
         // then two segments handed to the subflow (`__subflow_push_pending`).
         s.tx.st.ssthresh = 2;
@@ -336,9 +336,9 @@ fn a_loss_probe_sends_the_subflows_next_queued_segment_past_cwnd_else_the_last_o
     let mut out = vec![];
     // cwnd full, then a push: the subflow holds it in its queue.
     let tx = &mut p.c.subflows[0].tx;
-    tx.st.cwnd = tx.packets_out.max(1);
+    tx.st.cwnd = tx.sb.packets_out.max(1);
     let taken = p.c.push_on(now, 0, 4 * 1448, &mut out);
-    assert!(taken && !p.c.subflows[0].queue.is_empty(), "the push waits in the subflow's queue: taken {taken}, {} out, window {}", p.c.subflows[0].tx.packets_out, p.c.snd.rwnd_edge);
+    assert!(taken && !p.c.subflows[0].queue.is_empty(), "the push waits in the subflow's queue: taken {taken}, {} out, window {}", p.c.subflows[0].tx.sb.packets_out, p.c.snd.rwnd_edge);
     let queued = p.c.subflows[0].queue.len();
     let (sent, retrans) = (p.c.subflows[0].tx.stats.segs_sent, p.c.subflows[0].tx.stats.segs_retrans);
     out.clear();
@@ -477,7 +477,7 @@ fn a_push_after_idle_halves_cwnd_once_for_every_skb_it_queues() {
         // the skbs 45 segments (`upstream::size_goal`).
         let nxt = tx.snd_nxt;
         tx.on_ack(now, nxt, &[], &Coupling::alone());
-        assert_eq!(tx.packets_out, 0);
+        assert_eq!(tx.sb.packets_out, 0);
         tx.st.cwnd = 88;
         tx.max_window = 200_000;
         tx.next_send_at = SimTime::ZERO;

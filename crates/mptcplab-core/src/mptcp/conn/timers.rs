@@ -164,7 +164,7 @@ impl Connection {
     }
 
     /// The subflow holds data at TCP level (`!tcp_rtx_and_write_queues_empty`).
-    pub(super) fn holds_data(&self, i: usize) -> bool { self.subflows[i].tx.packets_out > 0 || !self.subflows[i].queue.is_empty() }
+    pub(super) fn holds_data(&self, i: usize) -> bool { self.subflows[i].tx.sb.packets_out > 0 || !self.subflows[i].queue.is_empty() }
 
     /// Upstream `__mptcp_retrans` (protocol.c), run when the MPTCP retransmit timer fires.
     /// `mptcp_subflow_get_retrans` walks the subflows oldest first: one that still holds

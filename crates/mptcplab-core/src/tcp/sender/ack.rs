@@ -5,17 +5,14 @@
 use super::*;
 
 impl SubflowTx {
-    pub(super) fn seg_index(&self, seq: u32) -> Result<usize, usize> {
-        let base = self.snd_una;
-        self.segs.binary_search_by(|s| off(s.seq, base).cmp(&off(seq, base)))
-    }
+    pub(super) fn seg_index(&self, seq: u32) -> Result<usize, usize> { self.sb.index_of(self.snd_una, seq) }
 
     /// Process a cumulative ACK and SACK blocks. `coupling` is the sibling view for
     /// coupled controllers (empty otherwise).
     pub fn on_ack(&mut self, now: SimTime, ack: u32, sacks: &[(u32, u32)], coupling: &Coupling) -> AckResult {
         let mut res = AckResult::default();
         if after(ack, self.snd_nxt) {
-            self.n_seen = 0;
+            self.sb.forget_blocks();
             return res; // acknowledges data never sent: ignore
         }
         let mut sack_rtt: Option<SimTime> = None;
@@ -26,100 +23,49 @@ impl SubflowTx {
         let prior_in_flight = self.in_flight();
         // `tcp_ack`: an old ACK (below snd_una) or one with nothing outstanding before it
         // (`no_queue`) skips `tcp_cong_control` and so the pacing-rate update.
-        let (prior_packets, prior_snd_una) = (self.packets_out, self.snd_una);
-        let mut newly_sacked = 0u32;
+        let (prior_packets, prior_snd_una) = (self.sb.packets_out, self.snd_una);
         // 1. SACK blocks: mark segments fully covered (RFC 2018/6675 scoreboard).
-        let (seen, n_seen) = (self.sack_seen, self.n_seen);
-        let seen = &seen[..n_seen];
-        self.n_seen = 0;
-        for &(bs, be) in sacks {
-            if !after(be, ack) || after(be, self.snd_nxt) {
-                continue;
-            }
-            // Walked in full below (a start before snd_una finds no segment).
-            if !before(bs, self.snd_una) && before(bs, be) && self.n_seen < SACK_SEEN {
-                self.sack_seen[self.n_seen] = (bs, be);
-                self.n_seen += 1;
-            }
-            let start = match self.seg_index(bs) { Ok(i) => i, Err(i) => i };
-            let mut i = start;
-            while i < self.segs.len() {
-                let s = self.segs[i];
-                if !before(s.seq, be) {
-                    break;
+        // Each newly delivered segment (SACKed here, cumulatively acked below) advances
+        // RACK (`tcp_sacktag_one`, `tcp_clean_rtx_queue`) and may start the rate sample.
+        let rack_on = self.cfg.loss_detection == LossDetection::Rack;
+        let min_rtt = self.rtt.min_rtt();
+        let (latest, rack, first_tx_at) = (&mut self.latest_delivered_sent_at, &mut self.rack, &mut self.first_tx_at);
+        let newly_sacked = self.sb.sack(self.snd_una, self.snd_nxt, ack, sacks, |s| {
+            if s.flags & EVER_RETRANS == 0 {
+                if sack_rtt.is_none() {
+                    sack_rtt = Some(now - s.sent_at);
                 }
-                let end = s.seq.wrapping_add(s.len);
-                if s.flags & SACKED != 0 {
-                    // Inside a block of the previous ACK: the segments up to that block's
-                    // end are all SACKed, nothing to do for them (a block grows by the
-                    // latest arrivals; stepping through it cost O(cwnd) per ACK).
-                    if let Some(&(_, ce)) = seen.iter().find(|&&(cs, ce)| !before(s.seq, cs) && !after(end, ce)) {
-                        i = self.segs.partition_point(|t| !after(t.seq.wrapping_add(t.len), ce));
-                        continue;
-                    }
-                } else if !after(end, be) && !before(s.seq, bs) {
-                    let f = &mut self.segs[i].flags;
-                    if *f & LOST != 0 { self.lost_out -= 1; }
-                    if *f & RETRANS != 0 { self.retrans_out -= 1; }
-                    // A SACKed segment is neither lost nor in flight any more.
-                    *f = (*f | SACKED) & !(LOST | RETRANS);
-                    self.sacked_out += 1;
-                    self.sacked_end = self.sacked_end.max(i + 1);
-                    newly_sacked += 1;
-                    if s.flags & EVER_RETRANS == 0 {
-                        if sack_rtt.is_none() {
-                            sack_rtt = Some(now - s.sent_at);
-                        }
-                        ca_rtt = Some(now - s.sent_at);
-                    }
-                    self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
-                    if self.cfg.loss_detection == LossDetection::Rack {
-                        self.rack_advance(now, &s); // tcp_sacktag_one
-                    }
-                    self.rate_on_delivered(s, &mut rate);
-                    self.segs[i].flags |= RATE_DONE;
-                }
-                i += 1;
+                ca_rtt = Some(now - s.sent_at);
             }
-        }
+            *latest = (*latest).max(s.sent_at);
+            if rack_on {
+                rack.advance(min_rtt, now, &s);
+            }
+            rate_on_delivered(first_tx_at, s, &mut rate);
+        });
         // 2. Cumulative ACK.
         let mut acked_pkts = 0u32;
         let mut seq_rtt: Option<SimTime> = None;
         let mut retrans_acked = false;
         let mut cum_ca_rtt: Option<SimTime> = None;
         if after(ack, self.snd_una) {
-            while let Some(s) = self.segs.front() {
-                if after(s.seq.wrapping_add(s.len), ack) {
-                    break;
-                }
-                let s = self.segs.pop_front().unwrap_or_else(|| unreachable!());
-                self.packets_out -= 1;
-                if s.flags & SACKED != 0 {
-                    self.sacked_out -= 1;
+            let acked = self.sb.cum_ack(ack, |s| {
+                if s.flags & EVER_RETRANS != 0 {
+                    retrans_acked = true;
                 } else {
-                    acked_pkts += 1;
-                    if s.flags & EVER_RETRANS != 0 {
-                        retrans_acked = true;
-                    } else {
-                        if seq_rtt.is_none() {
-                            seq_rtt = Some(now - s.sent_at);
-                        }
-                        cum_ca_rtt = Some(now - s.sent_at);
+                    if seq_rtt.is_none() {
+                        seq_rtt = Some(now - s.sent_at);
                     }
-                    self.latest_delivered_sent_at = self.latest_delivered_sent_at.max(s.sent_at);
-                    if self.cfg.loss_detection == LossDetection::Rack {
-                        self.rack_advance(now, &s); // tcp_clean_rtx_queue
-                    }
-                    self.rate_on_delivered(s, &mut rate);
+                    cum_ca_rtt = Some(now - s.sent_at);
                 }
-                if s.flags & LOST != 0 { self.lost_out -= 1; }
-                if s.flags & RETRANS != 0 { self.retrans_out -= 1; }
-                res.bytes_acked += s.len as u64;
-                self.retx_hint = self.retx_hint.saturating_sub(1);
-                self.lost_hint = self.lost_hint.saturating_sub(1);
-                self.sacked_end = self.sacked_end.saturating_sub(1);
-                self.rack_hint = self.rack_hint.saturating_sub(1);
-            }
+                *latest = (*latest).max(s.sent_at);
+                if rack_on {
+                    rack.advance(min_rtt, now, s);
+                }
+                rate_on_delivered(first_tx_at, *s, &mut rate);
+            });
+            acked_pkts = acked.delivered;
+            res.bytes_acked = acked.bytes;
             self.snd_una = ack;
             self.st.snd_una = ack;
             res.snd_una_advanced = true;
@@ -168,10 +114,10 @@ impl SubflowTx {
         let mut reo_armed = false;
         match self.cfg.loss_detection {
             LossDetection::DupThresh => {
-                if self.sacked_out > 0 {
+                if self.sb.sacked_out > 0 {
                     newly_lost |= self.mark_lost();
                 }
-                if self.retrans_out > 0 && delivered > 0 {
+                if self.sb.retrans_out > 0 && delivered > 0 {
                     newly_lost |= self.mark_lost_retrans();
                 }
             }
@@ -193,9 +139,9 @@ impl SubflowTx {
         // 5. Congestion state machine (Linux tcp_fastretrans_alert, simplified).
         match self.st.ca_state {
             CaState::Open | CaState::Disorder | CaState::Cwr => {
-                if self.lost_out > 0 {
+                if self.sb.lost_out > 0 {
                     self.enter_recovery(coupling);
-                } else if self.sacked_out > 0 {
+                } else if self.sb.sacked_out > 0 {
                     self.set_state(CaState::Disorder, coupling);
                 } else {
                     self.set_state(CaState::Open, coupling);
@@ -209,7 +155,7 @@ impl SubflowTx {
                         self.st.cwnd = self.st.ssthresh.max(1);
                     }
                     self.cc.on_event(now, &mut self.st, CaEvent::CompleteCwr, coupling);
-                    self.set_state(if self.sacked_out > 0 { CaState::Disorder } else { CaState::Open }, coupling);
+                    self.set_state(if self.sb.sacked_out > 0 { CaState::Disorder } else { CaState::Open }, coupling);
                 }
             }
             CaState::Loss => {
@@ -285,7 +231,7 @@ impl SubflowTx {
         }
         // 8. RTO timer: restart when new data is acked, stop when nothing is outstanding
         // (Linux FLAG_SET_XMIT_TIMER -> tcp_rearm_rto, unless RACK armed its timer).
-        if self.packets_out == 0 {
+        if self.sb.packets_out == 0 {
             self.clear_xmit_timer();
         } else if res.snd_una_advanced && !reo_armed {
             // tcp_set_xmit_timer: the loss probe where it may be scheduled, else the RTO.
@@ -295,20 +241,20 @@ impl SubflowTx {
         }
         res
     }
+}
 
-    /// Linux `tcp_rate_skb_delivered`: sample the most recently sent delivered packet.
-    pub(super) fn rate_on_delivered(&mut self, seg: Seg, rs: &mut Option<(Seg, SimTime)>) {
-        if seg.flags & RATE_DONE != 0 {
-            return;
-        }
-        let take = match rs {
-            None => true,
-            Some((p, _)) => seg.tx_delivered > p.tx_delivered,
-        };
-        if take {
-            // Send elapsed: from the interval's first send to this packet's send.
-            self.first_tx_at = seg.sent_at;
-            *rs = Some((seg, seg.sent_at.saturating_sub(seg.tx_first_tx_at)));
-        }
+/// Linux `tcp_rate_skb_delivered`: sample the most recently sent delivered packet.
+fn rate_on_delivered(first_tx_at: &mut SimTime, seg: Seg, rs: &mut Option<(Seg, SimTime)>) {
+    if seg.flags & RATE_DONE != 0 {
+        return;
+    }
+    let take = match rs {
+        None => true,
+        Some((p, _)) => seg.tx_delivered > p.tx_delivered,
+    };
+    if take {
+        // Send elapsed: from the interval's first send to this packet's send.
+        *first_tx_at = seg.sent_at;
+        *rs = Some((seg, seg.sent_at.saturating_sub(seg.tx_first_tx_at)));
     }
 }

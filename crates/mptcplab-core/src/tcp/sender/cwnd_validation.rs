@@ -35,25 +35,25 @@ impl SubflowTx {
             // Linux >= 6.0 ("tcp: fix tcp_cwnd_validate() to not forget is_cwnd_limited",
             // net/ipv4/tcp_output.c): a cwnd-limited send is remembered for the window
             // (`cwnd_usage_seq`); more packets out only count while it is not.
-            CwndValidation::Linux5_18 => new_window || limited || (!self.is_cwnd_limited && self.packets_out > self.max_packets_out),
+            CwndValidation::Linux5_18 => new_window || limited || (!self.is_cwnd_limited && self.sb.packets_out > self.max_packets_out),
             // 3.16-5.17: a new window, or more packets out than its maximum so far.
-            _ => new_window || self.packets_out > self.max_packets_out,
+            _ => new_window || self.sb.packets_out > self.max_packets_out,
         };
         if update {
-            self.max_packets_out = self.packets_out;
+            self.max_packets_out = self.sb.packets_out;
             self.max_packets_seq = self.snd_nxt;
             self.is_cwnd_limited = limited;
         }
         // Linux 3.14 tcp_cwnd_validate: "Network is feed fully" when packets_out >= cwnd.
         let fed = match self.cfg.cwnd_validation {
-            CwndValidation::Linux3_11 | CwndValidation::Linux3_14 => self.packets_out >= self.st.cwnd,
+            CwndValidation::Linux3_11 | CwndValidation::Linux3_14 => self.sb.packets_out >= self.st.cwnd,
             _ => self.cwnd_limited(),
         };
         if fed {
             self.snd_cwnd_used = 0;
             self.snd_cwnd_stamp = now;
         } else {
-            self.snd_cwnd_used = self.snd_cwnd_used.max(self.packets_out);
+            self.snd_cwnd_used = self.snd_cwnd_used.max(self.sb.packets_out);
             if self.cfg.slow_start_after_idle && now.saturating_sub(self.snd_cwnd_stamp) >= self.rto {
                 if self.st.ca_state == CaState::Open && !app_nospace {
                     let win_used = self.snd_cwnd_used.max(self.cfg.initial_cwnd);
@@ -76,7 +76,7 @@ impl SubflowTx {
                 let gso_segs = match (self.cfg.gso, self.cfg.cwnd_validation) {
                     (false, _) => None,
                     (true, CwndValidation::Linux3_11) => Some(gso_max_segs_3_11(self.cfg.mss)),
-                    (true, _) => Some(xmit_size_goal_segs_3_14(self.st.cwnd, self.packets_out, self.st.srtt, self.cfg.mss, self.snd_wnd)),
+                    (true, _) => Some(xmit_size_goal_segs_3_14(self.st.cwnd, self.sb.packets_out, self.st.srtt, self.cfg.mss, self.snd_wnd)),
                 };
                 cwnd_limited_3_x(self.st.cwnd, prior_in_flight, gso_segs)
             }

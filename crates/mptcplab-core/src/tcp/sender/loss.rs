@@ -16,6 +16,27 @@ pub(super) struct RackState {
     pub(super) advanced: bool,
 }
 
+impl RackState {
+    /// Linux `tcp_rack_advance`: a segment sent at `s.sent_at` was just delivered. A
+    /// retransmission delivered sooner than min_rtt after it left was the original's
+    /// delivery and does not count.
+    pub(super) fn advance(&mut self, min_rtt: SimTime, now: SimTime, s: &Seg) {
+        let rtt = now.saturating_sub(s.sent_at);
+        // tcp_min_rtt is ~0U before the first sample.
+        if s.flags & EVER_RETRANS != 0 && (min_rtt == SimTime::ZERO || rtt < min_rtt) {
+            return;
+        }
+        self.advanced = true;
+        self.rtt = rtt;
+        let end = s.seq.wrapping_add(s.len);
+        if rack_sent_after(s.sent_at, self.mstamp, end, self.end_seq) {
+            self.mstamp = s.sent_at;
+            self.end_seq = end;
+        }
+    }
+}
+
+
 /// Linux `TCP_TIMEOUT_MIN_US`: RACK's reordering timer waits this much past the window.
 pub(super) const RACK_TIMEOUT_MIN: SimTime = SimTime::from_us(2_000);
 
@@ -26,30 +47,11 @@ fn rack_sent_after(t1: SimTime, t2: SimTime, seq1: u32, seq2: u32) -> bool {
 }
 
 impl SubflowTx {
-    /// Linux `tcp_rack_advance`: a segment sent at `s.sent_at` was just delivered. A
-    /// retransmission delivered sooner than min_rtt after it left was the original's
-    /// delivery and does not count.
-    pub(super) fn rack_advance(&mut self, now: SimTime, s: &Seg) {
-        let rtt = now.saturating_sub(s.sent_at);
-        let min_rtt = self.rtt.min_rtt();
-        // tcp_min_rtt is ~0U before the first sample.
-        if s.flags & EVER_RETRANS != 0 && (min_rtt == SimTime::ZERO || rtt < min_rtt) {
-            return;
-        }
-        self.rack.advanced = true;
-        self.rack.rtt = rtt;
-        let end = s.seq.wrapping_add(s.len);
-        if rack_sent_after(s.sent_at, self.rack.mstamp, end, self.rack.end_seq) {
-            self.rack.mstamp = s.sent_at;
-            self.rack.end_seq = end;
-        }
-    }
-
     /// Linux `tcp_rack_reo_wnd`. No reordering is ever seen here (paths keep order and
     /// DSACK is not modelled: `reord_seen` = 0, `reo_wnd_steps` = 1), so the window is 0
     /// in recovery or once DupThresh segments are SACKed, else min(min_rtt / 4, srtt).
     pub(super) fn rack_reo_wnd(&self) -> SimTime {
-        if self.st.ca_state >= CaState::Recovery || self.sacked_out >= self.cfg.dupthresh {
+        if self.st.ca_state >= CaState::Recovery || self.sb.sacked_out >= self.cfg.dupthresh {
             return SimTime::ZERO;
         }
         let min_rtt = self.rtt.min_rtt();
@@ -70,17 +72,17 @@ impl SubflowTx {
         let mut first_lost: Option<usize> = None;
         let mut any = false;
         let mut prefix = true;
-        let mut i = self.rack_hint;
-        while i < self.segs.len() {
-            let s = self.segs[i];
+        let mut i = self.sb.rack_hint;
+        while i < self.sb.segs.len() {
+            let s = self.sb.segs[i];
             if s.flags & (SACKED | LOST) == 0 {
                 if !rack_sent_after(mstamp, s.sent_at, rack_end, s.seq.wrapping_add(s.len)) {
                     break;
                 }
                 let elapsed = now.saturating_sub(s.sent_at);
                 if elapsed >= limit {
-                    self.segs[i].flags |= LOST;
-                    self.lost_out += 1;
+                    self.sb.segs[i].flags |= LOST;
+                    self.sb.lost_out += 1;
                     self.lost_total += 1;
                     first_lost.get_or_insert(i);
                     any = true;
@@ -90,39 +92,39 @@ impl SubflowTx {
                 }
             }
             if prefix {
-                self.rack_hint = i + 1;
+                self.sb.rack_hint = i + 1;
             }
             i += 1;
         }
         let mut k = 0;
-        while k < self.retrans_fifo.len() {
-            let idx = match self.seg_index(self.retrans_fifo[k]) {
-                Ok(idx) if self.segs[idx].flags & (RETRANS | SACKED) == RETRANS => idx,
+        while k < self.sb.retrans_fifo.len() {
+            let idx = match self.seg_index(self.sb.retrans_fifo[k]) {
+                Ok(idx) if self.sb.segs[idx].flags & (RETRANS | SACKED) == RETRANS => idx,
                 _ => {
-                    self.retrans_fifo.remove(k); // acked, SACKed or lost meanwhile
+                    self.sb.retrans_fifo.remove(k); // acked, SACKed or lost meanwhile
                     continue;
                 }
             };
-            let s = self.segs[idx];
+            let s = self.sb.segs[idx];
             if !rack_sent_after(mstamp, s.sent_at, rack_end, s.seq.wrapping_add(s.len)) {
                 break;
             }
             let elapsed = now.saturating_sub(s.sent_at);
             if elapsed >= limit {
                 // Lost again: due for another retransmission (it stays LOST).
-                self.segs[idx].flags &= !RETRANS;
-                self.retrans_out -= 1;
+                self.sb.segs[idx].flags &= !RETRANS;
+                self.sb.retrans_out -= 1;
                 self.lost_total += 1;
                 first_lost = Some(first_lost.map_or(idx, |f| f.min(idx)));
                 any = true;
-                self.retrans_fifo.remove(k);
+                self.sb.retrans_fifo.remove(k);
             } else {
                 wait = wait.max(Some(limit - elapsed));
                 k += 1;
             }
         }
         if let Some(f) = first_lost {
-            self.retx_hint = self.retx_hint.min(f);
+            self.sb.retx_hint = self.sb.retx_hint.min(f);
         }
         (any, wait)
     }
@@ -137,7 +139,7 @@ impl SubflowTx {
             // tcp_send_loss_probe: at most one outstanding probe; else the connection
             // sends it (`probe_new` or `probe_last`).
             XmitTimer::Probe => {
-                if self.packets_out == 0 {
+                if self.sb.packets_out == 0 {
                     self.clear_xmit_timer();
                     TimerOutcome::Nothing
                 } else if self.tlp_high_seq.is_some() {
@@ -155,8 +157,8 @@ impl SubflowTx {
     /// Then `tcp_rearm_rto` with the REO timer still pending: the RTO from the head's send
     /// time, which is now if the head is retransmitted (`SubflowTx::retransmit`).
     pub(super) fn on_reo_timeout(&mut self, now: SimTime, coupling: &Coupling) -> TimerOutcome {
-        self.n_seen = 0;
-        if self.packets_out == 0 {
+        self.sb.forget_blocks();
+        if self.sb.packets_out == 0 {
             self.clear_xmit_timer();
             return TimerOutcome::Nothing;
         }
@@ -212,69 +214,24 @@ impl SubflowTx {
     /// RFC 6675 `IsLost`: a segment with at least DupThresh SACKed segments above it is
     /// lost. Linux `tcp_mark_head_lost` with `reordering` = 3. Amortised O(1) per segment.
     pub(super) fn mark_lost(&mut self) -> bool {
-        // Find the index of the DupThresh-th highest SACKed segment.
-        let mut count = 0;
-        let mut limit = None;
-        for i in (self.lost_hint..self.sacked_end).rev() {
-            if self.segs[i].flags & SACKED != 0 {
-                count += 1;
-                if count >= self.cfg.dupthresh {
-                    limit = Some(i);
-                    break;
-                }
-            }
-        }
-        let Some(limit) = limit else { return false };
-        let mut first = None;
-        for i in self.lost_hint..limit {
-            let f = &mut self.segs[i].flags;
-            if *f & (SACKED | LOST) == 0 {
-                *f |= LOST;
-                self.lost_out += 1;
-                self.lost_total += 1;
-                first.get_or_insert(i);
-            }
-        }
-        self.lost_hint = self.lost_hint.max(limit);
-        if let Some(i) = first {
-            self.retx_hint = self.retx_hint.min(i);
-        }
-        first.is_some()
+        let n = self.sb.mark_lost(self.cfg.dupthresh);
+        self.lost_total += n as u64;
+        n > 0
     }
 
     /// A retransmission sent before a segment that has since been delivered was lost
     /// again (paths here never reorder). Linux 4.x `tcp_mark_lost_retrans` / RACK.
     pub(super) fn mark_lost_retrans(&mut self) -> bool {
-        let mut any = false;
-        let horizon = self.latest_delivered_sent_at;
-        while let Some(&seq) = self.retrans_fifo.front() {
-            let Ok(i) = self.seg_index(seq) else {
-                self.retrans_fifo.pop_front(); // acked meanwhile
-                continue;
-            };
-            let s = &mut self.segs[i];
-            if s.flags & RETRANS == 0 || s.flags & SACKED != 0 {
-                self.retrans_fifo.pop_front();
-                continue;
-            }
-            if s.sent_at >= horizon {
-                break;
-            }
-            s.flags &= !RETRANS;
-            self.retrans_out -= 1;
-            self.lost_total += 1;
-            self.retrans_fifo.pop_front();
-            self.retx_hint = self.retx_hint.min(i);
-            any = true;
-        }
-        any
+        let n = self.sb.mark_lost_retrans(self.snd_una, self.latest_delivered_sent_at);
+        self.lost_total += n as u64;
+        n > 0
     }
 
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` -> `tcp_enter_loss`).
     /// Returns false if there was nothing outstanding.
     pub fn on_rto(&mut self, now: SimTime, coupling: &Coupling) -> bool {
-        self.n_seen = 0;
-        if self.packets_out == 0 {
+        self.sb.forget_blocks();
+        if self.sb.packets_out == 0 {
             self.rto_deadline = None;
             return false;
         }
@@ -286,21 +243,7 @@ impl SubflowTx {
             self.st.ssthresh = self.cc.ssthresh(&self.st).max(2);
         }
         // Every segment not SACKed is lost; nothing is in flight any more.
-        self.lost_out = 0;
-        self.retrans_out = 0;
-        for s in self.segs.iter_mut() {
-            if s.flags & SACKED == 0 {
-                if s.flags & LOST == 0 || s.flags & RETRANS != 0 {
-                    self.lost_total += 1;
-                }
-                s.flags |= LOST;
-                self.lost_out += 1;
-            }
-            s.flags &= !RETRANS;
-        }
-        self.retx_hint = 0;
-        self.lost_hint = self.segs.len();
-        self.retrans_fifo.clear();
+        self.lost_total += self.sb.mark_all_lost() as u64;
         self.st.cwnd = 1;
         self.st.cwnd_cnt = 0;
         self.high_seq = self.snd_nxt;
@@ -317,7 +260,7 @@ impl SubflowTx {
     /// is left of the RTO since the head was sent (`tcp_rto_delta_us`).
     pub(super) fn rearm_rto(&mut self, now: SimTime) {
         let other_pending = self.xmit_timer != XmitTimer::Rto && self.rto_deadline.is_some();
-        self.rto_deadline = Some(match (other_pending, self.segs.front()) {
+        self.rto_deadline = Some(match (other_pending, self.sb.segs.front()) {
             (true, Some(head)) => (head.sent_at + self.rto).max(now + SimTime::from_us(1)),
             _ => now + self.rto,
         });

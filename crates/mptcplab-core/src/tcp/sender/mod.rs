@@ -2,8 +2,8 @@
 //! cwnd validation. Linux semantics (reference `tcp.md` §1.2–1.6): cwnd and ssthresh in
 //! packets, `in_flight = packets_out - (sacked_out + lost_out) + retrans_out`.
 //!
-//! This file owns the sender's state (`SubflowTx`), the scoreboard's segments (`Seg`) and
-//! pacing. The rest is in parts: `config.rs` (which Linux behaviour each part follows),
+//! This file owns the sender's state (`SubflowTx`) and pacing; the segments in flight and
+//! their marks are the scoreboard's (`tcp::scoreboard`). The rest is in parts: `config.rs` (which Linux behaviour each part follows),
 //! `send.rs` (segments leaving, Nagle, restart after idle), `ack.rs` (an ACK's walk:
 //! SACK, cumulative ACK, RTT, rate sample, controller), `loss.rs` (RACK or dupthresh,
 //! PRR or NewReno, the reordering timer and the RTO), `probe.rs` (the tail loss probe),
@@ -13,7 +13,6 @@ use super::rtt::{RttEstimator, RTO_MAX};
 use super::seq::{after, before, off};
 use crate::cc::{AckSample, AnyCc, CaEvent, CaState, CcState, CongestionControl, Coupling, RateSample, INFINITE_SSTHRESH};
 use crate::units::{Bandwidth, SimTime};
-use std::collections::VecDeque;
 
 mod ack;
 mod config;
@@ -27,55 +26,8 @@ mod tests;
 pub use config::{BaseKernel, BufferAccounting, CwndValidation, LossDetection, ReceiveMemory, Recovery, TcpConfig, TimerOutcome, XmitTimer};
 pub use cwnd_validation::{cwnd_limited_3_x, gso_max_segs_3_11, xmit_size_goal_segs_3_14};
 use loss::{RackState, RACK_TIMEOUT_MIN};
-
-const SACKED: u8 = 1;
-const LOST: u8 = 2;
-/// Retransmitted and not yet known lost again (Linux `TCPCB_SACKED_RETRANS`).
-const RETRANS: u8 = 4;
-const EVER_RETRANS: u8 = 8;
-/// Sent while the sender was application-limited (Linux `tx.is_app_limited`).
-const APP_LIMITED: u8 = 16;
-/// Already counted by a delivery-rate sample (Linux clears `tx.delivered_mstamp`).
-const RATE_DONE: u8 = 32;
-/// SACK blocks remembered from one ACK to the next (Linux sends at most 3, RFC 2018).
-const SACK_SEEN: usize = 4;
-
-#[derive(Clone, Copy, Debug)]
-pub struct Seg {
-    pub seq: u32,
-    pub len: u32,
-    pub dsn: u64,
-    pub sent_at: SimTime,
-    /// Delivery-rate snapshot at send time (Linux `tcp_skb_cb.tx`, `tcp_rate_skb_sent`).
-    tx_delivered: u64,
-    tx_delivered_at: SimTime,
-    tx_first_tx_at: SimTime,
-    flags: u8,
-}
-
-impl Seg {
-    pub fn sacked(&self) -> bool { self.flags & SACKED != 0 }
-
-    /// Linux `tcp_rate_skb_sent`: the delivery state the packet leaves with.
-    fn stamp_rate(&mut self, r: RateStamp) {
-        self.tx_delivered = r.delivered;
-        self.tx_delivered_at = r.delivered_at;
-        self.tx_first_tx_at = r.first_tx_at;
-        self.flags &= !(APP_LIMITED | RATE_DONE);
-        if r.app_limited {
-            self.flags |= APP_LIMITED;
-        }
-    }
-}
-
-/// The sender's delivery-rate state at a send (`Seg::stamp_rate`).
-#[derive(Clone, Copy)]
-struct RateStamp {
-    delivered: u64,
-    delivered_at: SimTime,
-    first_tx_at: SimTime,
-    app_limited: bool,
-}
+use super::scoreboard::{RateStamp, Scoreboard, APP_LIMITED, EVER_RETRANS, LOST, RATE_DONE, RETRANS, SACKED};
+pub use super::scoreboard::Seg;
 
 /// What one ACK did, for the connection and the metrics.
 #[derive(Clone, Copy, Debug, Default)]
@@ -109,11 +61,8 @@ pub struct SubflowTx {
     pub snd_nxt: u32,
     /// `tcp_sock.snd_sml`: the end of the last sub-MSS segment sent (Nagle, Minshall).
     pub snd_sml: u32,
-    segs: VecDeque<Seg>,
-    pub packets_out: u32,
-    pub sacked_out: u32,
-    pub lost_out: u32,
-    pub retrans_out: u32,
+    /// Every segment sent and not cumulatively acked, with Linux's counters of them.
+    pub sb: Scoreboard,
     pub st: CcState,
     pub cc: AnyCc,
     pub rtt: RttEstimator,
@@ -127,18 +76,6 @@ pub struct SubflowTx {
     high_seq: u32,
     prr_delivered: u32,
     prr_out: u32,
-    /// Scoreboard cursors: segments before `retx_hint` have no retransmission pending;
-    /// those before `lost_hint` need no loss marking.
-    retx_hint: usize,
-    lost_hint: usize,
-    /// One past the highest SACKed segment (0: none): `mark_lost` scans down from here
-    /// instead of from the tail, which is the last RTT's unSACKed flight.
-    sacked_end: usize,
-    /// The SACK blocks of the previous ACK that were walked in full, as (start, end):
-    /// every segment inside one is SACKed (flags are never cleared and later segments
-    /// start beyond them), so the next ACK's walk jumps over them. `n_seen` are valid.
-    sack_seen: [(u32, u32); SACK_SEEN],
-    n_seen: usize,
     /// Linux `max_packets_out`/`max_packets_seq`/`is_cwnd_limited` (`tcp_cwnd_validate`).
     max_packets_out: u32,
     max_packets_seq: u32,
@@ -149,13 +86,8 @@ pub struct SubflowTx {
     /// Send time of the most recently sent segment known delivered (RACK-style detection
     /// of lost retransmissions, like Linux 4.x `tcp_mark_lost_retrans`).
     latest_delivered_sent_at: SimTime,
-    /// Sequence numbers of retransmissions in the order they were sent.
-    retrans_fifo: VecDeque<u32>,
-    /// RACK (`LossDetection::Rack`), and the first segment its scan of originals needs:
-    /// every one before it is SACKed or already lost (Linux removes those from the
-    /// time-sorted list, `tcp_tsorted_anchor`).
+    /// RACK (`LossDetection::Rack`).
     rack: RackState,
-    rack_hint: usize,
     /// Linux `tlp_high_seq` (snd_nxt when the outstanding probe left; None: none) and
     /// `tlp_retrans` (the probe was a retransmission).
     tlp_high_seq: Option<u32>,
@@ -208,11 +140,7 @@ impl SubflowTx {
             snd_una: iss,
             snd_nxt: iss,
             snd_sml: iss,
-            segs: VecDeque::new(),
-            packets_out: 0,
-            sacked_out: 0,
-            lost_out: 0,
-            retrans_out: 0,
+            sb: Scoreboard::new(),
             st: CcState::new(cfg.initial_cwnd, cfg.mss),
             cc,
             rtt: RttEstimator::new(cfg.rto_min),
@@ -223,20 +151,13 @@ impl SubflowTx {
             high_seq: iss,
             prr_delivered: 0,
             prr_out: 0,
-            retx_hint: 0,
-            lost_hint: 0,
-            sacked_end: 0,
-            sack_seen: [(0, 0); SACK_SEEN],
-            n_seen: 0,
             max_packets_out: 0,
             max_packets_seq: iss,
             is_cwnd_limited: false,
             snd_cwnd_used: 0,
             snd_cwnd_stamp: now,
             latest_delivered_sent_at: SimTime::ZERO,
-            retrans_fifo: VecDeque::new(),
             rack: RackState::default(),
-            rack_hint: 0,
             tlp_high_seq: None,
             tlp_retrans: false,
             last_send: now,
@@ -266,7 +187,7 @@ impl SubflowTx {
 
     /// Linux `tcp_packets_in_flight`.
     #[inline]
-    pub fn in_flight(&self) -> u32 { self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out }
+    pub fn in_flight(&self) -> u32 { self.sb.in_flight() }
 
     pub fn in_flight_bytes(&self) -> u64 { self.in_flight() as u64 * self.cfg.mss as u64 }
 
@@ -318,13 +239,13 @@ impl SubflowTx {
     /// of `tcp_cong_control`, for congestion controls without their own `cong_control`,
     /// and when a connection becomes established.
     pub fn update_pacing_rate(&mut self) {
-        self.sk_pacing_rate = pacing_rate_formula(self.cfg.mss, self.st.cwnd, self.st.ssthresh, self.packets_out, self.st.srtt);
+        self.sk_pacing_rate = pacing_rate_formula(self.cfg.mss, self.st.cwnd, self.st.ssthresh, self.sb.packets_out, self.st.srtt);
     }
 
     pub fn ca_state(&self) -> CaState { self.st.ca_state }
 
     /// Bytes sent and not cumulatively acknowledged.
-    pub fn outstanding_segs(&self) -> impl Iterator<Item = &Seg> { self.segs.iter() }
+    pub fn outstanding_segs(&self) -> impl Iterator<Item = &Seg> { self.sb.iter() }
 
     fn set_state(&mut self, s: CaState, coupling: &Coupling) {
         if self.st.ca_state != s {
@@ -341,32 +262,12 @@ impl SubflowTx {
     /// Data sequence ranges sent on this subflow and not yet cumulatively acked at
     /// subflow level (for reinjection on another subflow after an RTO).
     pub fn unacked_dsn_ranges(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        self.segs.iter().filter(|s| s.flags & SACKED == 0).map(|s| (s.dsn, s.len))
+        self.sb.unacked_dsn_ranges()
     }
 
     /// Invariant checks for tests: counters agree with the scoreboard.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let (mut sacked, mut lost, mut retrans) = (0, 0, 0);
-        for (i, s) in self.segs.iter().enumerate() {
-            if s.flags & SACKED != 0 {
-                sacked += 1;
-                if i >= self.sacked_end {
-                    return Err(format!("segment {i} is SACKed above the hint {}", self.sacked_end));
-                }
-            }
-            let end = s.seq.wrapping_add(s.len);
-            if s.flags & SACKED == 0 && self.sack_seen[..self.n_seen].iter().any(|&(cs, ce)| !before(s.seq, cs) && !after(end, ce)) {
-                return Err(format!("segment {i} lies in a remembered SACK block but is not SACKed"));
-            }
-            if s.flags & LOST != 0 && s.flags & SACKED == 0 { lost += 1; }
-            if s.flags & RETRANS != 0 && s.flags & SACKED == 0 { retrans += 1; }
-        }
-        if self.packets_out as usize != self.segs.len() || sacked != self.sacked_out || lost != self.lost_out || retrans != self.retrans_out {
-            return Err(format!(
-                "scoreboard mismatch: out {} vs {}, sacked {} vs {}, lost {} vs {}, retrans {} vs {}",
-                self.packets_out, self.segs.len(), self.sacked_out, sacked, self.lost_out, lost, self.retrans_out, retrans
-            ));
-        }
+        self.sb.check_invariants()?;
         if let Some(r) = self.pacing_rate() {
             if !(r.0.is_finite() && r.0 > 0.0) {
                 return Err(format!("pacing rate {} bit/s is not positive and finite", r.0));

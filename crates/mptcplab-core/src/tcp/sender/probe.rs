@@ -10,12 +10,12 @@ impl SubflowTx {
     /// never later than the RTO would fire (the whole RTO when the ACK path advances it,
     /// else what is left of it since the head was sent). Returns whether it is armed.
     pub(super) fn schedule_loss_probe(&mut self, now: SimTime, advancing_rto: bool) -> bool {
-        if self.packets_out == 0 || !matches!(self.st.ca_state, CaState::Open | CaState::Cwr) {
+        if self.sb.packets_out == 0 || !matches!(self.st.ca_state, CaState::Open | CaState::Cwr) {
             return false;
         }
         let mut timeout = if self.rtt.has_sample() {
             let srtt = self.rtt.srtt();
-            srtt + srtt + if self.packets_out == 1 { self.cfg.rto_min } else { RACK_TIMEOUT_MIN }
+            srtt + srtt + if self.sb.packets_out == 1 { self.cfg.rto_min } else { RACK_TIMEOUT_MIN }
         } else {
             crate::tcp::rtt::RTO_INIT
         };
@@ -23,7 +23,7 @@ impl SubflowTx {
             Some(self.rto)
         } else {
             // tcp_rto_delta_us: only a positive remainder caps the probe.
-            self.segs.front().map(|h| (h.sent_at + self.rto).saturating_sub(now)).filter(|&d| d > SimTime::ZERO)
+            self.sb.segs.front().map(|h| (h.sent_at + self.rto).saturating_sub(now)).filter(|&d| d > SimTime::ZERO)
         };
         if let Some(d) = rto_left {
             timeout = timeout.min(d);
@@ -47,8 +47,8 @@ impl SubflowTx {
     /// (`__tcp_retransmit_skb`: EVER_RETRANS, a new send time, not counted in
     /// retrans_out). Returns (seq, len, dsn), or None if there is none.
     pub fn probe_last(&mut self, now: SimTime) -> Option<(u32, u32, u64)> {
-        let last = self.segs.len().checked_sub(1)?;
-        if self.segs[last].flags & SACKED != 0 {
+        let last = self.sb.segs.len().checked_sub(1)?;
+        if self.sb.segs[last].flags & SACKED != 0 {
             self.rearm_rto(now);
             return None;
         }
@@ -84,7 +84,7 @@ impl SubflowTx {
             }
             self.cc.on_event(now, &mut self.st, CaEvent::CompleteCwr, coupling);
         }
-        let keep = if self.sacked_out + self.lost_out > 0 || self.retrans_out > 0 { CaState::Disorder } else { CaState::Open };
+        let keep = if self.sb.sacked_out + self.sb.lost_out > 0 || self.sb.retrans_out > 0 { CaState::Disorder } else { CaState::Open };
         self.set_state(keep, coupling);
     }
 }

@@ -13,28 +13,16 @@ impl SubflowTx {
     /// delivered are marked app-limited.
     pub fn check_app_limited(&mut self) {
         let inf = self.in_flight();
-        if inf < self.st.cwnd && self.lost_out == 0 {
+        if inf < self.st.cwnd && self.sb.lost_out == 0 {
             self.app_limited = (self.delivered + inf as u64).max(1);
         }
     }
 
     /// Index of the first segment marked lost and not yet retransmitted.
-    pub fn next_retransmit(&mut self) -> Option<usize> {
-        if self.lost_out <= self.retrans_out {
-            return None;
-        }
-        while self.retx_hint < self.segs.len() {
-            let f = self.segs[self.retx_hint].flags;
-            if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
-                return Some(self.retx_hint);
-            }
-            self.retx_hint += 1;
-        }
-        None
-    }
+    pub fn next_retransmit(&mut self) -> Option<usize> { self.sb.next_retransmit() }
 
     pub(super) fn before_send(&mut self, now: SimTime) {
-        if self.packets_out == 0 {
+        if self.sb.packets_out == 0 {
             // Linux `tcp_rate_skb_sent`: a send with nothing in flight starts a new
             // delivery-rate interval.
             self.first_tx_at = now;
@@ -83,7 +71,7 @@ impl SubflowTx {
     /// cuts again: Linux calls it for each skb `tcp_skb_entail` queues and for each window
     /// update that finds data queued (`restart_on_entail`). Returns whether it restarted.
     pub fn idle_restart_check(&mut self, now: SimTime) -> bool {
-        if !self.cfg.slow_start_after_idle || self.packets_out > 0 || self.cc.has_cong_control() || self.stats.segs_sent == 0 {
+        if !self.cfg.slow_start_after_idle || self.sb.packets_out > 0 || self.cc.has_cong_control() || self.stats.segs_sent == 0 {
             return false;
         }
         let idle = now.saturating_sub(self.last_send);
@@ -102,7 +90,7 @@ impl SubflowTx {
     /// sub-MSS segment waits while packets are out and an earlier sub-MSS segment is
     /// unacknowledged.
     pub fn nagle_holds(&self, len: u32) -> bool {
-        len < self.cfg.mss && self.packets_out > 0 && crate::tcp::seq::after(self.snd_sml, self.snd_una)
+        len < self.cfg.mss && self.sb.packets_out > 0 && crate::tcp::seq::after(self.snd_sml, self.snd_una)
     }
 
     pub fn send_new(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
@@ -118,15 +106,14 @@ impl SubflowTx {
     pub(super) fn send_new_unprobed(&mut self, now: SimTime, len: u32, dsn: u64) -> u32 {
         self.before_send(now);
         let seq = self.snd_nxt;
-        let mut seg = Seg { seq, len, dsn, sent_at: now, tx_delivered: 0, tx_delivered_at: now, tx_first_tx_at: now, flags: 0 };
+        let mut seg = Seg::new(seq, len, dsn, now);
         seg.stamp_rate(self.rate_stamp());
-        self.segs.push_back(seg);
+        self.sb.push(seg);
         self.snd_nxt = seq.wrapping_add(len);
         if len < self.cfg.mss {
             self.snd_sml = self.snd_nxt;
         }
         self.st.snd_nxt = self.snd_nxt;
-        self.packets_out += 1;
         self.stats.segs_sent += 1;
         self.stats.bytes_sent += len as u64;
         seq
@@ -135,9 +122,7 @@ impl SubflowTx {
     /// Retransmit segment `idx` (from `next_retransmit`). Returns (seq, len, dsn).
     pub fn retransmit(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
         let out = self.resend(now, idx);
-        self.segs[idx].flags |= RETRANS;
-        self.retrans_fifo.push_back(out.0);
-        self.retrans_out += 1;
+        self.sb.mark_retransmitted(idx);
         // Linux `tcp_xmit_retransmit_queue` (3.x, 4.x and 6.x alike): retransmitting the
         // head of the retransmission queue restarts the retransmission timer, so a long
         // recovery that keeps repairing the head does not run into an RTO.
@@ -154,7 +139,7 @@ impl SubflowTx {
     pub(super) fn resend(&mut self, now: SimTime, idx: usize) -> (u32, u32, u64) {
         self.before_send(now);
         let stamp = self.rate_stamp();
-        let s = &mut self.segs[idx];
+        let s = &mut self.sb.segs[idx];
         s.stamp_rate(stamp);
         s.flags |= EVER_RETRANS;
         s.sent_at = now;

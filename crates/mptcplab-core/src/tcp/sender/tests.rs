@@ -50,7 +50,7 @@ fn three_sacked_segments_above_a_hole_start_prr_recovery_and_end_at_ssthresh() {
     }
     assert_eq!(t.ca_state(), CaState::Recovery);
     assert_eq!(t.st.ssthresh, 10);
-    assert_eq!(t.lost_out, 1);
+    assert_eq!(t.sb.lost_out, 1);
     let idx = t.next_retransmit().unwrap();
     assert_eq!(idx, 0);
     t.retransmit(now, idx);
@@ -146,13 +146,13 @@ fn rack_repairs_a_tail_loss_in_the_same_recovery_where_dupthresh_waits_for_the_r
             // The tail was sent before the delivered retransmission and has waited an
             // RTT since: lost, retransmitted now, no RTO.
             LossDetection::Rack => {
-                assert_eq!(t.lost_out, 3);
+                assert_eq!(t.sb.lost_out, 3);
                 assert_eq!(t.next_retransmit(), Some(0));
                 assert_eq!(t.xmit_timer, XmitTimer::Rto);
             }
             // No SACKed segment above the tail: nothing to retransmit until the RTO.
             LossDetection::DupThresh => {
-                assert_eq!(t.lost_out, 0);
+                assert_eq!(t.sb.lost_out, 0);
                 assert_eq!(t.next_retransmit(), None);
             }
         }
@@ -168,7 +168,7 @@ fn with_fewer_than_dupthresh_sacked_rack_waits_a_quarter_of_min_rtt_on_its_own_t
     let now = SimTime::from_ms(106);
     t.on_ack(now, seg(5), &[(seg(6), seg(7))], &Coupling::alone());
     assert_eq!(t.ca_state(), CaState::Disorder);
-    assert_eq!(t.lost_out, 0, "not yet overdue");
+    assert_eq!(t.sb.lost_out, 0, "not yet overdue");
     assert_eq!(t.xmit_timer, XmitTimer::Reo);
     // Segment 5 left at 5 ms; RACK RTT 100 ms (segment 6's); overdue at 5 + 100 + 25.
     assert_eq!(t.rto_deadline, Some(SimTime::from_ms(5 + 100 + 25 + 2)));
@@ -185,7 +185,7 @@ fn with_fewer_than_dupthresh_sacked_rack_waits_a_quarter_of_min_rtt_on_its_own_t
     // DupThresh: one SACKed segment marks nothing and arms nothing new.
     let (mut d, base) = rack_flight(LossDetection::DupThresh);
     d.on_ack(now, base.wrapping_add(5000), &[(base.wrapping_add(6000), base.wrapping_add(7000))], &Coupling::alone());
-    assert_eq!((d.lost_out, d.xmit_timer), (0, XmitTimer::Rto));
+    assert_eq!((d.sb.lost_out, d.xmit_timer), (0, XmitTimer::Rto));
 }
 
 #[test]
@@ -251,8 +251,8 @@ fn retransmitting_the_head_restarts_the_retransmission_timer_and_a_later_segment
     assert_eq!(t.rto_deadline, Some(now + t.rto), "the head's retransmission restarts it");
     // A later hole's retransmission leaves it alone.
     let later = SimTime::from_ms(160);
-    t.segs[5].flags |= LOST;
-    t.lost_out += 1;
+    t.sb.segs[5].flags |= LOST;
+    t.sb.lost_out += 1;
     t.retransmit(later, 5);
     assert_eq!(t.rto_deadline, Some(now + t.rto));
 }
@@ -289,7 +289,7 @@ fn the_rtt_sample_skips_retransmitted_segments() {
     let nxt = t.snd_nxt;
     let r = t.on_ack(SimTime::from_ms(1010), nxt, &[], &Coupling::alone());
     assert!(r.rtt_sample.is_none());
-    assert_eq!(t.packets_out, 0);
+    assert_eq!(t.sb.packets_out, 0);
     assert!(t.rto_deadline.is_none());
 }
 
