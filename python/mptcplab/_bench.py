@@ -110,7 +110,7 @@ def measure(runs: int, quick: bool, pcap: bool = False) -> dict[str, Any]:
 
 
 def format_report(r: dict[str, Any]) -> str:
-    from .cli import render_table
+    from .tables import render_table
 
     rows = []
     for name, m in r["scenarios"].items():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -20,65 +19,9 @@ from typing import Any, TextIO
 
 from . import _core
 from .errors import PluginError, ScenarioError, SimulationInterrupted, from_core
+from .tables import fmt_bytes, fmt_count, fmt_float, fmt_pct, num, render_table
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_PLUGIN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-
-
-# -- formatting helpers -------------------------------------------------------------------
-def _num(value: Any) -> float | None:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
-def fmt_bytes(value: Any) -> str:
-    """Decimal units, as in scenario files (KB = 1000 B)."""
-    x = _num(value)
-    if x is None:
-        return "-"
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.2f} {unit}"
-    return f"{x:.0f} B"
-
-
-def fmt_float(value: Any, digits: int = 2) -> str:
-    x = _num(value)
-    return "-" if x is None else f"{x:.{digits}f}"
-
-
-def fmt_pct(part: Any, whole: Any) -> str:
-    p, w = _num(part), _num(whole)
-    if p is None or not w:
-        return "-"
-    return f"{100.0 * p / w:.2f} %"
-
-
-def fmt_count(value: Any) -> str:
-    x = _num(value)
-    if x is None:
-        return "-"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.2f} M"
-    if abs(x) >= 1e4:
-        return f"{x / 1e3:.1f} k"
-    return f"{x:.0f}"
-
-
-def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
-    """Plain text table; columns in `right` are right-aligned (numbers)."""
-    widths = [len(h) for h in headers]
-    for row in rows:
-        for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
-
-    def line(cells: Sequence[str]) -> str:
-        parts = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)]
-        return "  ".join(parts).rstrip()
-
-    return "\n".join([line(headers), *(line(r) for r in rows)])
 
 
 def _rows(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -91,8 +34,8 @@ def _rows(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:
 def format_summary(result: Any) -> str:
     """The table `mptcplab run` prints: one line per flow, then one per subflow."""
     meta = result.meta
-    wall = _num(meta.get("wall_s"))
-    sim = _num(meta.get("duration_s"))
+    wall = num(meta.get("wall_s"))
+    sim = num(meta.get("duration_s"))
     speed = f" ({sim / wall:.0f}x real time)" if wall and sim else ""
     if meta.get("backend") == "kernel":
         initial = ", ".join(f"{f} on {p}" for f, p in (meta.get("initial_paths") or {}).items())
@@ -110,7 +53,7 @@ def format_summary(result: Any) -> str:
     flows = _rows(result.columns("summary"))
     flow_rows = []
     for f in flows:
-        done = _num(f.get("completion_s"))
+        done = num(f.get("completion_s"))
         flow_rows.append([
             str(f.get("flow", "?")),
             str(f.get("kind", "?")),
@@ -169,7 +112,7 @@ def _delay_table(result: Any) -> str:
             return f"{sum(v) / len(v):.1f} / {max(v):.1f}"
 
         fr = [i for i, f in enumerate(frames.get("flow", [])) if f == flow]
-        acked = sum(1 for i in fr if _num(frames["acked_s"][i]) is not None)
+        acked = sum(1 for i in fr if num(frames["acked_s"][i]) is not None)
         rows.append([str(flow), fmt_count(len(idx)), av_max("t_over_ms"), av_max("zeta_ms"), av_max("delay_ms"),
                      av_max("zeta_measured_ms"), f"{acked}/{len(fr)}" if fr else "-"])
     return render_table(

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -259,18 +258,7 @@ def summarize(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]])
 
 def format_summary(rows: Sequence[SubflowRow]) -> str:
     """The rows as a plain-text table (the COLUMNS)."""
-    from .cli import render_table
+    from .tables import render_table
 
     cells = [[str(asdict(r)[c]) for c in COLUMNS] for r in rows]
     return render_table(list(COLUMNS), cells, right=set(range(4, len(COLUMNS))))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m mptcplab.pcap DIR|FILE...`: the recipe's table."""
-    from .cli import main as cli_main
-
-    return cli_main(["pcap-summary", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -301,7 +301,8 @@ def prepare(scenario: Any, scheduler: Any = None, path_manager: Any = None, *, b
     """Apply the API's `scheduler` / `path_manager` overrides, resolve every ``python:``
     reference (and, with `build`, construct the plug-ins), and replace them with built-in
     placeholders in the copy the core gets."""
-    from .scenario import Scenario
+    # The scenario's own class builds the copies (`mptcplab.scenario` imports this module).
+    Scenario = type(scenario)
 
     data = scenario.to_dict()
     recorded = scenario.to_dict()

@@ -356,7 +356,7 @@ def _plan_order(csv_path: Path, keys: list[str]) -> dict[tuple[str, ...], float]
 
 
 def _prefer(version: str, other: str) -> bool:
-    from . import __version__
+    from ._version import __version__
 
     if version == __version__ or other == __version__:
         return version == __version__
@@ -666,7 +666,7 @@ footer{margin-top:3em;color:#777;font-size:.85em}
 
 def render_report(results: str | Path | Result | Reproduction | Run | Sweep, *, figure_format: str = "svg") -> str:
     """The report as HTML text (see `write_report`)."""
-    from . import __version__
+    from ._version import __version__
 
     if figure_format not in ("svg", "png"):
         raise ScenarioError("figure_format", f"expected 'svg' or 'png', got {figure_format!r}")

@@ -165,7 +165,7 @@ def selftest(quick: bool = False, store: bool = True, log: Callable[[str], None]
 
 
 def format_selftest(rep: dict[str, Any]) -> str:
-    from ..cli import render_table
+    from ..tables import render_table
 
     lines = ["delay (one-way, idle 100 Mbit/s link; error = measured - configured - serialisation)"]
     lines.append(render_table(

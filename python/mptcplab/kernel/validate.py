@@ -216,7 +216,7 @@ KNOWN_GAPS: tuple[dict[str, str], ...] = (
 def _profile_values() -> list[str]:
     """The values the scenario schema admits for `run.profile` ([] when it has no such
     field): read from `mptcplab.schema()`, so this follows the core it runs with."""
-    from .. import schema
+    from ..catalog import schema
     from ..sweep.plan import _resolve
 
     root = json.loads(schema())
@@ -332,11 +332,9 @@ def with_emulator_noise(scenario: Scenario) -> tuple[Scenario, str]:
 def known_gaps() -> tuple[list[dict[str, str]], str]:
     """(gaps, source): the upstream profile's gap list from the core when it publishes
     one (`mptcplab.profile_gaps`, or the profiles' JSON), else KNOWN_GAPS."""
-    import mptcplab
+    from .. import _core, catalog
 
-    from .. import _core
-
-    getter = getattr(mptcplab, "profile_gaps", None)
+    getter = getattr(catalog, "profile_gaps", None)
     if callable(getter):
         try:
             gaps = [dict(g) for g in getter("upstream")]
@@ -801,7 +799,7 @@ class ValidateReport:
         return max(rows, key=lambda f: abs(math.log(f["ratio"]))) if rows else None
 
     def text(self) -> str:
-        from ..cli import render_table
+        from ..tables import render_table
 
         head = [
             f"mptcplab validate{' --quick' if self.meta['quick'] else ''}: simulator (mptcplab "
@@ -1179,7 +1177,7 @@ def run_validate(
     KernelRunError/IntegrityError when a kernel run fails (never a silent figure)."""
     import platform
 
-    from .. import __version__
+    from .._version import __version__
     from ..api import simulate
     from .backend import check_environment, run_kernel
 

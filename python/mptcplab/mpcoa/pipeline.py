@@ -221,7 +221,7 @@ class OptimizeReport:
         return root / "report.json"
 
     def text(self) -> str:
-        from ..cli import render_table
+        from ..tables import render_table
 
         o = self.options
         lines = [f"MPCOA for {self.scenario_source or self.scenario_name}: {len(self.subflows)} subflows, "
@@ -302,7 +302,7 @@ def optimize_scenario(
     `omega_T`, `omega_warmup`: the Ω windows (`mptcplab.pcdc.measure_omega`);
     `omega_strict`: SP* keeps only Ω > 0. Errors are `ScenarioError` naming the option
     (``--reps``, ``--grid``, ...) or the scenario field."""
-    from .. import __version__
+    from .._version import __version__
     from ..api import as_scenario
     from ..pcdc import _connection, omega_from_windows, omega_runs, sp_star
     from ..sites import subflow_labels

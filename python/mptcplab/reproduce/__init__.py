@@ -77,7 +77,7 @@ def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers:
     ctx.ledger.profile = profile
     t0 = time.monotonic()
     rep: Reproduction = module.run(ctx)
-    from .. import __version__
+    from .._version import __version__
 
     led = ctx.ledger
     rep.meta = {

@@ -92,7 +92,7 @@ def window_subflow_goodput(result: Any, start: float, end: float) -> dict[str, f
 
 
 def _one(job: tuple[str, str, int, Measure]) -> dict[str, Any]:
-    from .. import simulate
+    from ..api import simulate
     from ..scenario import Scenario
 
     label, scenario_json, seed, measure = job

@@ -32,7 +32,7 @@ class VersionMismatch(ScenarioError):
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return str(__version__)
 
