@@ -109,25 +109,31 @@ impl Scoreboard {
     #[inline]
     pub fn in_flight(&self) -> u32 { self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out }
 
+    #[inline]
     pub fn len(&self) -> usize { self.segs.len() }
 
+    #[inline]
     pub fn is_empty(&self) -> bool { self.segs.is_empty() }
 
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = &Seg> { self.segs.iter() }
 
     /// The segment starting at `seq` (Ok) or where one would go (Err); `snd_una` is the
     /// sequence space's origin.
+    #[inline]
     pub(super) fn index_of(&self, snd_una: u32, seq: u32) -> Result<usize, usize> {
         self.segs.binary_search_by(|s| off(s.seq, snd_una).cmp(&off(seq, snd_una)))
     }
 
     /// A segment leaves for the first time.
+    #[inline]
     pub(super) fn push(&mut self, seg: Seg) {
         self.segs.push_back(seg);
         self.packets_out += 1;
     }
 
     /// Index of the first segment marked lost and not yet retransmitted.
+    #[inline]
     pub fn next_retransmit(&mut self) -> Option<usize> {
         if self.lost_out <= self.retrans_out {
             return None;
@@ -143,6 +149,7 @@ impl Scoreboard {
     }
 
     /// Segment `idx` was retransmitted (`TCPCB_SACKED_RETRANS`).
+    #[inline]
     pub(super) fn mark_retransmitted(&mut self, idx: usize) {
         self.segs[idx].flags |= RETRANS;
         self.retrans_fifo.push_back(self.segs[idx].seq);
@@ -150,11 +157,13 @@ impl Scoreboard {
     }
 
     /// Forget the previous ACK's SACK blocks (the next walk starts afresh).
+    #[inline]
     pub(super) fn forget_blocks(&mut self) { self.n_seen = 0; }
 
     /// Mark the segments the SACK blocks of an ACK of `ack` fully cover (RFC 2018,
     /// RFC 6675 §5; Linux `tcp_sacktag_write_queue`). `newly` sees each newly SACKed
     /// segment in sequence order, as it was before the ACK. Returns how many there were.
+    #[inline]
     pub(super) fn sack(&mut self, snd_una: u32, snd_nxt: u32, ack: u32, blocks: &[(u32, u32)], mut newly: impl FnMut(Seg)) -> u32 {
         let mut count = 0;
         let (seen, n_seen) = (self.sack_seen, self.n_seen);
@@ -204,6 +213,7 @@ impl Scoreboard {
 
     /// Take the segments a cumulative ACK of `ack` covers off the scoreboard (Linux
     /// `tcp_clean_rtx_queue`). `delivered` sees each one that was not SACKed, in order.
+    #[inline]
     pub(super) fn cum_ack(&mut self, ack: u32, mut delivered: impl FnMut(&Seg)) -> CumAcked {
         let mut out = CumAcked::default();
         while let Some(s) = self.segs.front() {

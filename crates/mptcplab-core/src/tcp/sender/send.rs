@@ -19,6 +19,7 @@ impl SubflowTx {
     }
 
     /// Index of the first segment marked lost and not yet retransmitted.
+    #[inline]
     pub fn next_retransmit(&mut self) -> Option<usize> { self.sb.next_retransmit() }
 
     pub(super) fn before_send(&mut self, now: SimTime) {
