@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,10 @@ def _spawn(argv: list[str]) -> tuple[str, float, float]:
     return out, wall, usage.ru_maxrss / 1024.0  # Linux: ru_maxrss in KiB
 
 
-def measure(runs: int, quick: bool, pcap: bool = False) -> dict[str, Any]:
+def measure(runs: int, quick: bool, pcap: bool = False,
+            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The figures of `runs` fresh processes per scenario. `progress(done, total)` after
+    each run, when given (the CLI's bar); otherwise a line a run on stderr."""
     duration = QUICK_DURATION if quick else None
     report: dict[str, Any] = {
         "version": _core.version(),
@@ -80,7 +84,9 @@ def measure(runs: int, quick: bool, pcap: bool = False) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "scenarios": {},
     }
-    for name in bench_names():
+    names = bench_names()
+    total, done = len(names) * runs + 3 * runs, 0
+    for name in names:
         path = str(_DATA / "bench" / f"{name}.toml")
         samples = []
         for i in range(runs):
@@ -90,19 +96,28 @@ def measure(runs: int, quick: bool, pcap: bool = False) -> dict[str, Any]:
             fig = json.loads(out.strip().splitlines()[-1])
             fig["peak_rss_mib"] = rss
             samples.append(fig)
-            print(f"  {name}: run {i + 1}/{runs}: {fig['wall_s']:.2f} s wall", file=sys.stderr)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+            else:
+                print(f"  {name}: run {i + 1}/{runs}: {fig['wall_s']:.2f} s wall", file=sys.stderr)
         med = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
         med["segments_per_wall_s"] = statistics.median(s["data_segments_sent"] / s["wall_s"] for s in samples)
         med["sim_s_per_wall_s"] = statistics.median(s["duration_s"] / s["wall_s"] for s in samples)
         report["scenarios"][name] = med
-    imports = [_spawn([sys.executable, "-c", "import mptcplab"])[1] for _ in range(runs)]
-    one_s = [
-        _spawn([sys.executable, "-c",
-                "import mptcplab; mptcplab.simulate(mptcplab.Scenario.default(), duration=1)"])[1]
-        for _ in range(runs)
-    ]
-    cli = [_spawn([sys.executable, "-m", "mptcplab", "run", "--duration", "1", "--no-progress"])[1]
-           for _ in range(runs)]
+    timed: dict[str, list[float]] = {}
+    for key, argv in (
+        ("import", [sys.executable, "-c", "import mptcplab"]),
+        ("one_s", [sys.executable, "-c", "import mptcplab; mptcplab.simulate(mptcplab.Scenario.default(), duration=1)"]),
+        ("cli", [sys.executable, "-m", "mptcplab", "run", "--duration", "1", "--no-progress"]),
+    ):
+        timed[key] = []
+        for _ in range(runs):
+            timed[key].append(_spawn(argv)[1])
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    imports, one_s, cli = timed["import"], timed["one_s"], timed["cli"]
     report["import_s"] = statistics.median(imports)
     report["import_plus_1s_default_run_s"] = statistics.median(one_s)
     report["cli_run_1s_default_s"] = statistics.median(cli)
@@ -149,13 +164,14 @@ def format_report(r: dict[str, Any]) -> str:
     ])
 
 
-def run_bench(runs: int | None, quick: bool, json_out: str | None, pcap: bool = False) -> int:
+def run_bench(runs: int | None, quick: bool, json_out: str | None, pcap: bool = False,
+              progress: Callable[[int, int], None] | None = None) -> int:
     n = runs if runs is not None else (3 if quick else 5)
     if n < 1:
         from .errors import ScenarioError
 
         raise ScenarioError("--runs", f"must be at least 1, got {n}")
-    report = measure(n, quick, pcap)
+    report = measure(n, quick, pcap, progress)
     print(format_report(report))
     if json_out:
         Path(json_out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

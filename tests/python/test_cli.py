@@ -6,7 +6,8 @@ import json
 import pytest
 
 from mptcplab import Scenario
-from mptcplab.cli import Progress, fmt_bytes, format_summary, render_table
+from mptcplab.cli.present import RunProgress, format_summary, progress_enabled
+from mptcplab.tables import fmt_bytes, render_table
 
 from conftest import SCENARIOS, minimal, run_cli
 
@@ -112,25 +113,60 @@ def test_tables_right_align_numbers():
     assert text.splitlines() == ["name    n", "a       1", "bbb   100"]
 
 
-def test_the_progress_line_stays_silent_for_short_runs():
+def test_progress_bars_are_on_a_terminal_only_and_off_in_ci_or_with_no_progress(monkeypatch):
     import io
 
-    stream = io.StringIO()
-    progress = Progress(stream, after_s=3600)
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    assert progress_enabled(False, Tty())
+    assert not progress_enabled(False, io.StringIO()), "a pipe or a log file gets no bar"
+    assert not progress_enabled(True, Tty()), "--no-progress"
+    monkeypatch.setenv("CI", "true")
+    assert not progress_enabled(False, Tty()), "CI"
+    monkeypatch.setenv("CI", "0")
+    assert progress_enabled(False, Tty())
+
+
+def test_the_run_progress_bar_stays_silent_for_short_runs():
+    progress = RunProgress(after_s=3600)
     progress(1.0, 10.0)
+    assert progress.bar is None
     progress.close()
-    assert stream.getvalue() == ""
 
 
-def test_the_progress_line_on_a_non_terminal_is_plain_lines():
-    import io
+def test_a_long_run_on_a_terminal_shows_a_progress_bar_with_an_eta_and_a_pipe_does_not():
+    import os
+    import pty
+    import subprocess
+    import sys
 
-    stream = io.StringIO()
-    progress = Progress(stream, after_s=0.0, every_s=0.0)
-    progress(5.0, 10.0)
-    progress.close()
-    assert stream.getvalue().startswith("simulating:")
-    assert "\r" not in stream.getvalue() and "50 %" in stream.getvalue()
+    from conftest import REPO
+
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    argv = [sys.executable, "-m", "mptcplab", "run", "--duration", "4000"]
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower,
+                            cwd=REPO, env=env)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=120)
+    os.close(leader)
+    assert proc.returncode == 0
+    text = seen.decode(errors="replace")
+    assert "simulating" in text and "ETA" in text, text[-500:]
+    piped = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == ""
 
 
 def test_the_summary_table_shows_retransmissions_as_a_share_of_bytes_sent():
@@ -176,3 +212,34 @@ def test_an_unwritable_trace_path_is_reported_before_the_run(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: <trace>: cannot write")
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["run", "--seed", "x"], "--seed"),
+    (["run", "--bogus"], "--bogus"),
+    (["run", "--backend", "foo"], "--backend"),
+    (["validate", "--profile", "mainline"], "--profile"),
+    (["pcap-summary"], "DIR|FILE..."),
+    (["sweep"], "PLAN"),
+    (["nosuchcommand"], "mptcplab"),
+])
+def test_bad_arguments_are_one_line_naming_the_option_and_exit_2(argv, field):
+    proc = run_cli(*argv)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {field}: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_debug_anywhere_on_the_line_shows_the_traceback_of_a_bad_argument():
+    proc = run_cli("run", "--seed", "x", "--debug")
+    assert proc.returncode == 2
+    assert "Traceback" in proc.stderr and proc.stderr.strip().splitlines()[-1].startswith("error: --seed: ")
+
+
+def test_version_and_help_exit_0_and_kernel_without_a_command_exits_2():
+    assert run_cli("--version").stdout.startswith("mptcplab ")
+    helped = run_cli("run", "--help")
+    assert helped.returncode == 0 and "--no-progress" in helped.stdout
+    bare = run_cli("kernel")
+    assert bare.returncode == 2 and "selftest" in bare.stderr

@@ -288,7 +288,7 @@ def optimize_scenario(
     workers: int | None = None,
     scheduler: str | None = None,
     allow_version_mix: bool = False,
-    progress: bool = True,
+    progress: bool | Callable[[int, int], Any] = True,
     log: Callable[[str], None] | None = None,
 ) -> OptimizeReport:
     """MPCOA on `scenario` (a `Scenario`, dict or TOML path); see the module docstring.

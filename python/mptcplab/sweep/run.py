@@ -185,11 +185,14 @@ def run_sweep(
     workers: int | None = None,
     scheduler: str | None = None,
     allow_version_mix: bool = False,
-    progress: bool | SweepProgress = True,
+    progress: bool | SweepProgress | Callable[[int, int], Any] = True,
     log: Callable[[str], None] | None = None,
 ) -> Any:
     """Run every point of `plan` not yet in the store at `out`; return the gathered
-    DataFrame (one row per point and flow, kept metrics as columns)."""
+    DataFrame (one row per point and flow, kept metrics as columns). `progress`: True for
+    the plain progress line, False for none, a `SweepProgress`, or a factory
+    `(total, done) -> bar` whose bar has `update(done, force=False)` and `close()` (the
+    CLI's rich bar)."""
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     if out is None:
@@ -218,8 +221,12 @@ def run_sweep(
     say = log or (lambda m: print(m, file=sys.stderr))
     say(f"sweep '{plan.name}': {len(points)} points, {total - len(todo)} already stored, {len(todo)} to run"
         f" -> {store.root}")
-    bar = progress if isinstance(progress, SweepProgress) else (
-        SweepProgress(total, total - len(todo)) if progress else None)
+    if isinstance(progress, SweepProgress):
+        bar: Any = progress
+    elif callable(progress):
+        bar = progress(total, total - len(todo))
+    else:
+        bar = SweepProgress(total, total - len(todo)) if progress else None
 
     done = total - len(todo)
 
