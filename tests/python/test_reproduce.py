@@ -120,3 +120,18 @@ def test_coupled_bbr_c4_holds_when_both_the_queue_and_the_goodput_halves_hold():
     assert ok and text.count("holds") == 2
     ok, _ = _fig11(21.0)
     assert ok
+
+
+def _no_figures(result):
+    return {}
+
+
+def test_every_run_of_an_experiment_is_told_to_the_progress_hook_in_order():
+    from mptcplab.reproduce.runner import Ledger, Variant, run_variants, scenario_path
+
+    told = []
+    led = Ledger(progress=lambda stage, done, total: told.append((stage, done, total)))
+    variants = [Variant(cc, {"connections[0].cc": cc, "run.duration": "1 s"}) for cc in ("reno", "cubic")]
+    run_variants(scenario_path("reproduce/seed003-exp1-lia-reno-cubic.toml"), variants, [1, 2], _no_figures,
+                 workers=2, ledger=led, experiment="exp1")
+    assert told == [("exp1", k, 4) for k in range(1, 5)]

@@ -254,9 +254,12 @@ def test_a_point_with_sim_reps_runs_the_simulator_that_often_and_says_so(tmp_pat
     sim_scn, _ = val.sim_side(scn)
     for seed in (1, 2):
         store.put(p, "cubic", seed, scn, val.run_figures(mptcplab.simulate(sim_scn, seed=seed)), {})
-    rep = val.run_validate(families=["test"], kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None)
+    told: list[tuple[int, int]] = []
+    rep = val.run_validate(families=["test"], kernel_data=tmp_path / "kd", stored_only=True, log=lambda m: None,
+                           progress=lambda done, total: told.append((done, total)))
     (row,) = rep.rows
     assert [r["seed"] for r in row.runs["sim"]] == [1, 2, 3, 4] and [r["seed"] for r in row.runs["kernel"]] == [1, 2]
+    assert told == [(k, 6) for k in range(1, 7)], "the CLI's bar hears of every run of both backends"
     assert rep.meta["reps"] is None and rep.meta["points"][0]["sim_reps"] == 4
     assert "runs: the simulator 4 a point" in rep.text() and "the kernel 2" in rep.text()
     # With random loss the seeds pair the two backends' loss draws: more simulator runs are refused.

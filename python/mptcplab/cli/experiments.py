@@ -11,7 +11,7 @@ import typer
 from ..errors import ScenarioError
 from ..tables import fmt_float
 from .app import Profile, app
-from .present import CountProgress, count_progress, progress_enabled, table
+from .present import CountProgress, StageProgress, count_progress, progress_enabled, table
 
 
 @app.command("sweep")
@@ -145,6 +145,7 @@ def reproduce(
     out: Annotated[Optional[str], typer.Option(metavar="DIR", help="output directory (default: repro/PAPER[-quick][-PROFILE])")] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="write reproduction.json and claims.md only")] = False,
     profile: Annotated[Optional[Profile], typer.Option(help="run every experiment under this profile (default: each scenario's own, out_of_tree)")] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bars on stderr")] = False,
 ) -> None:
     """run a paper's experiments and write its claims and report (docs/reproduce.md)"""
     from ..reproduce import PAPERS, reproduce as run_reproduction
@@ -155,8 +156,14 @@ def reproduce(
         if not list_:
             raise typer.Exit(2)
         return
-    rep, where = run_reproduction(paper, quick=quick, reps=reps, workers=workers, out=out,
-                                  report=not no_report, profile=profile.value if profile else None)
+    bars = StageProgress() if progress_enabled(no_progress) else None
+    try:
+        rep, where = run_reproduction(paper, quick=quick, reps=reps, workers=workers, out=out,
+                                      report=not no_report, profile=profile.value if profile else None,
+                                      progress=bars)
+    finally:
+        if bars is not None:
+            bars.close()
     print(rep.claims_markdown())
     m = rep.meta
     print(f"{m['runs']} runs, {m['simulated_s']:.0f} s simulated, {m['wall_s']:.0f} s wall"

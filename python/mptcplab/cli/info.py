@@ -12,7 +12,7 @@ import typer
 from .. import _core
 from ..errors import ScenarioError
 from .app import Profile, app
-from .present import table
+from .present import CountProgress, progress_enabled, say_through, table
 from .run import load_scenario
 
 
@@ -59,6 +59,7 @@ def validate(
     profile: Annotated[Optional[Profile], typer.Option(help="the simulator's profile (default upstream, the kernel's own)", rich_help_panel=MATRIX)] = None,
     kernel_data: Annotated[Optional[str], typer.Option(metavar="DIR", help="stored kernel runs (docs/validate/kernel): use them, measure and store the missing ones", rich_help_panel=MATRIX)] = None,
     stored_only: Annotated[bool, typer.Option("--stored-only", help="with --kernel-data: compare with the stored runs only (no root; a missing run is an error)", rich_help_panel=MATRIX)] = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar on stderr", rich_help_panel=MATRIX)] = False,
 ) -> None:
     """check a scenario file; without one, run the sim-vs-kernel matrix (docs/kernel.md)
 
@@ -73,8 +74,21 @@ def validate(
         from ..kernel.validate import run_validate
 
         where = out or ("validate-quick" if quick else "validate")
-        report = run_validate(quick=quick, reps=reps, out=where, families=family or None, only=only,
-                              profile=profile.value if profile else "upstream", kernel_data=kernel_data, stored_only=stored_only)
+        bar = CountProgress("validate runs", 0) if progress_enabled(no_progress) else None
+
+        def progress(done: int, total: int) -> None:
+            if bar is not None:
+                bar.total = total
+                bar.update(done)
+
+        try:
+            report = run_validate(quick=quick, reps=reps, out=where, families=family or None, only=only,
+                                  profile=profile.value if profile else "upstream", kernel_data=kernel_data,
+                                  stored_only=stored_only, progress=progress if bar is not None else None,
+                                  log=say_through(bar) if bar is not None else None)
+        finally:
+            if bar is not None:
+                bar.close()
         print(report.text())
         print(f"\nwrote {where}/validate.txt, validate.json, validate.csv and reproduction.json "
               f"(`mptcplab report {where}`)", file=sys.stderr)

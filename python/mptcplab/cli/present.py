@@ -99,6 +99,47 @@ class CountProgress(_Bar):
         self._show(done, self.total)
 
 
+class StageProgress:
+    """One bar per stage (a reproduction's experiments): `(stage, done, total)`; a stage
+    that finishes stays on screen until `close()`."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("runs · elapsed"), TimeElapsedColumn(), TextColumn("ETA"),
+                                TimeRemainingColumn(), console=Console(file=sys.stderr))
+            self.bar.start()
+        if stage not in self.tasks:
+            self.tasks[stage] = self.bar.add_task(stage, total=total)
+        self.bar.update(self.tasks[stage], completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def say_through(bar: Any) -> Any:
+    """A `log` callback that prints above a running bar (rich keeps the bar at the bottom)."""
+
+    def say(message: str) -> None:
+        live = getattr(bar, "bar", None)
+        if live is not None:
+            live.console.print(message, markup=False, highlight=False)
+        else:
+            print(message, file=sys.stderr, flush=True)
+
+    return say
+
+
 def run_progress(no_progress: bool, label: str = "simulating") -> RunProgress | None:
     return RunProgress(label) if progress_enabled(no_progress) else None
 

@@ -1160,6 +1160,7 @@ def run_validate(
     profile: str = "upstream",
     kernel_data: str | Path | None = None,
     stored_only: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidateReport:
     """Run the matrix on both backends, one run at a time: per point and CC, the
     simulator's runs, then the kernel's (seeds 1..reps).
@@ -1168,7 +1169,8 @@ def run_validate(
     core, `quick` the quick core); `only` keeps the points whose "label/cc" contains it;
     `matrix` (scenario names and CCs of the core family) overrides both. `reps` and
     `duration` override every point's. `profile`: the simulator's profile (upstream, or
-    out_of_tree to see how far the seeds' kernels are from this one).
+    out_of_tree to see how far the seeds' kernels are from this one). `progress(done,
+    total)` after every run of either backend, when given (the CLI's bar).
 
     `kernel_data`: a `KernelStore` directory. Kernel runs found there (same scenario)
     are used, the missing ones run and are stored as each ends; with `stored_only` a
@@ -1239,6 +1241,8 @@ def run_validate(
             for seed in range(1, sim_runs(p) + 1):
                 runs["sim"].append({"seed": seed, **run_figures(simulate(sim_scn, seed=seed), p.bin_s, dur)})
                 done += 1
+                if progress is not None:
+                    progress(done, total)
             for seed in range(1, n + 1):
                 loaded = store.load(p, cc, seed, scn) if store is not None else None
                 stored, revision, release = loaded if loaded is not None else (None, EMULATOR_REVISION, kernel_release)
@@ -1259,6 +1263,8 @@ def run_validate(
                             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
                 runs["kernel"].append({"seed": seed, **stored})
                 done += 1
+                if progress is not None:
+                    progress(done, total)
             rows.append(Row(p.label, cc, runs, p.family))
     # One line for the whole matrix only when every point runs as many runs on both backends.
     uniform = {plan(p) for p in points} if all(sim_runs(p) == plan(p)[0] for p in points) else set()

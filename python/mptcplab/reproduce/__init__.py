@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import importlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,12 +57,13 @@ PROFILES = ("out_of_tree", "upstream")
 
 def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers: int | None = None,
               out: str | Path | None = None, report: bool = True,
-              profile: str | None = None) -> tuple[Reproduction, Path]:
+              profile: str | None = None,
+              progress: Callable[[str, int, int], None] | None = None) -> tuple[Reproduction, Path]:
     """Run `paper`'s experiments, save `reproduction.json` + `claims.md` (+ `report.html`)
     under `out` (default repro/<paper>[-quick][-<profile>]) and return the reproduction
     and the directory. `profile` puts every run under that profile (`run.profile`), so a
     paper's claims can be set side by side under both stacks; None keeps each scenario's
-    own (the default `out_of_tree`)."""
+    own (the default `out_of_tree`). `progress(experiment, done, total)` after every run."""
     if paper not in PAPERS:
         raise ScenarioError("paper", f"expected one of {', '.join(PAPERS)}, got {paper!r}")
     if reps is not None and (not isinstance(reps, int) or reps < 1):
@@ -75,6 +77,7 @@ def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers:
         paper + ("-quick" if quick else "") + (f"-{profile}" if profile else ""))
     ctx = Context(quick=quick, reps=reps, workers=workers, out=where)
     ctx.ledger.profile = profile
+    ctx.ledger.progress = progress
     t0 = time.monotonic()
     rep: Reproduction = module.run(ctx)
     from .._version import __version__

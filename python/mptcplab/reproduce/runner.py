@@ -54,6 +54,8 @@ class Ledger:
     # `reproduce --profile`: the profile every run is put under (None: each scenario's own,
     # i.e. the default out_of_tree unless the file says otherwise).
     profile: str | None = None
+    # Told (experiment, runs done, runs in it) after every run, when set (the CLI's bars).
+    progress: Callable[[str, int, int], None] | None = None
 
 
 class Window:
@@ -122,11 +124,20 @@ def run_variants(scenario: str | Path, variants: Sequence[Variant], seeds: Itera
     jobs = [(label, sc.to_json(), s, measure) for label, sc in built for s in seeds]
     workers = max(1, min(len(jobs), workers or os.cpu_count() or 1))
     t0 = time.monotonic()
+    tell = ledger.progress if ledger is not None else None
+    label = experiment or path.stem
+    rows: list[dict[str, Any]] = []
     if workers == 1:
-        rows = [_one(j) for j in jobs]
+        for j in jobs:
+            rows.append(_one(j))
+            if tell is not None:
+                tell(label, len(rows), len(jobs))
     else:
         with ProcessPoolExecutor(max_workers=workers) as ex:
-            rows = list(ex.map(_one, jobs))
+            for row in ex.map(_one, jobs):  # in job order, as each is ready
+                rows.append(row)
+                if tell is not None:
+                    tell(label, len(rows), len(jobs))
     if ledger is not None:
         wall = time.monotonic() - t0
         durations = sorted({r["duration_s"] for r in rows})
