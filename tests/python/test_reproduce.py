@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from conftest import run_cli
 from mptcplab.cli import main
 from mptcplab.errors import ScenarioError
 from mptcplab.reproduce import PAPERS, Claim, Figure, Reproduction, Table, reproduce
@@ -135,3 +136,24 @@ def test_every_run_of_an_experiment_is_told_to_the_progress_hook_in_order():
     run_variants(scenario_path("reproduce/seed003-exp1-lia-reno-cubic.toml"), variants, [1, 2], _no_figures,
                  workers=2, ledger=led, experiment="exp1")
     assert told == [("exp1", k, 4) for k in range(1, 5)]
+
+
+def test_the_committed_seed003_page_regenerates_from_reproduce_with_the_same_figures(tmp_path):
+    from conftest import REPO
+
+    out = tmp_path / "seed003.md"
+    proc = run_cli("reproduce", "lia-vs-tcp", "--page", "--page-file", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text() == (REPO / "docs" / "reproductions" / "seed003.md").read_text()
+
+
+def test_a_page_takes_its_seeds_and_skips_its_diagnostics_when_asked(tmp_path):
+    out = tmp_path / "p.md"
+    proc = run_cli("reproduce", "lia-vs-tcp", "--page", "--page-file", str(out), "--reps", "2", "--no-diagnostics")
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "(2 seeds per variant" in text and "## Why the ✗" not in text and "Not run for this page" in text
+    for argv, field in ((["rbpm", "--page"], "--page"), (["lia-vs-tcp", "--page", "--quick"], "--quick"),
+                        (["lia-vs-tcp", "--no-diagnostics"], "--no-diagnostics")):
+        bad = run_cli("reproduce", *argv)
+        assert bad.returncode == 2 and bad.stderr.startswith(f"error: {field}: "), bad.stderr

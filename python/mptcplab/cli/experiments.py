@@ -146,6 +146,9 @@ def reproduce(
     no_report: Annotated[bool, typer.Option("--no-report", help="write reproduction.json and claims.md only")] = False,
     profile: Annotated[Optional[Profile], typer.Option(help="run every experiment under this profile (default: each scenario's own, out_of_tree)")] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bars on stderr")] = False,
+    page: Annotated[bool, typer.Option("--page", help="write the paper's measured-and-reported page under docs/reproductions/ instead (--reps: seeds per variant)", rich_help_panel="the page")] = False,
+    page_file: Annotated[Optional[str], typer.Option(metavar="FILE", help="with --page: write it here instead", rich_help_panel="the page")] = None,
+    no_diagnostics: Annotated[bool, typer.Option("--no-diagnostics", help="with --page: skip the post-hoc runs that explain a ✗", rich_help_panel="the page")] = False,
 ) -> None:
     """run a paper's experiments and write its claims and report (docs/reproduce.md)"""
     from ..reproduce import PAPERS, reproduce as run_reproduction
@@ -156,7 +159,26 @@ def reproduce(
         if not list_:
             raise typer.Exit(2)
         return
+    if not page:
+        for flag, given in (("--page-file", page_file is not None), ("--no-diagnostics", no_diagnostics)):
+            if given:
+                raise ScenarioError(flag, "belongs to --page")
     bars = StageProgress() if progress_enabled(no_progress) else None
+    if page:
+        from ..reproduce.pages import write_page
+
+        for flag, given in (("--quick", quick), ("--out", out is not None), ("--no-report", no_report),
+                            ("--profile", profile is not None)):
+            if given:
+                raise ScenarioError(flag, "belongs to a reproduction, not to --page (a page runs as it is written)")
+        try:
+            where, wall = write_page(paper, out=page_file, seeds=reps, workers=workers,
+                                     diagnostics=not no_diagnostics, progress=bars)
+        finally:
+            if bars is not None:
+                bars.close()
+        print(f"wrote {where} ({wall:.0f} s wall)", file=sys.stderr)
+        return
     try:
         rep, where = run_reproduction(paper, quick=quick, reps=reps, workers=workers, out=out,
                                       report=not no_report, profile=profile.value if profile else None,

@@ -1,28 +1,23 @@
-"""Measured-and-reported reproductions of seed 003 (Kato et al., "Performance Evaluation
-of MultiPath TCP Congestion Control", ICN 2019) for issue 3.
+"""The seed 003 page (docs/reproductions/seed003.md): Kato et al., "Performance Evaluation
+of MultiPath TCP Congestion Control", ICN 2019.
 
   experiment 1 (Sec. IV, Table I): one MPTCP connection over Ethernet (0.1 % loss) and
       WLAN, 100 ms ACK delay, cc = LIA / Reno / CUBIC. Claim: LIA is the lowest.
   experiment 2 (Sec. V, Table II): MPTCP-LIA against one single-path Reno or CUBIC flow
       on a 10 Mbit/s bottleneck. Claims: LIA < Reno flow; LIA vs CUBIC < LIA vs Reno.
 
-The scenario files (scenarios/reproduce/seed003-*.toml) state every assumption. Prints
-the Markdown page and writes it to docs/reproductions/seed003.md.
+The scenario files (scenarios/reproduce/seed003-*.toml) state every assumption.
 
-    .venv/bin/python scripts/reproduce_seed003.py [--seeds 10] [--out docs/reproductions/seed003.md]
+    mptcplab reproduce lia-vs-tcp --page [--seeds 10] [--no-diagnostics]
 """
 from __future__ import annotations
 
-import argparse
-import sys
-import time
-from pathlib import Path
+from ...stats import diff_ci, mean_ci
+from ..runner import Variant, Window, run_variants, scenario_path, values
+from . import PageContext
+from .common import fmt, goodput_table, less, paired, per_seed, per_variant_subflow
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from repro_lib import REPO, Variant, fmt, mean_ci, run_variants  # noqa: E402
-from mptcplab.stats import diff_ci  # noqa: E402
-
+DEFAULT = "docs/reproductions/seed003.md"
 EXP1 = "scenarios/reproduce/seed003-exp1-lia-reno-cubic.toml"
 EXP2 = "scenarios/reproduce/seed003-exp2-lia-vs-single-flow.toml"
 WINDOW = (0.0, 10.0)  # iperf's 10 s average, slow start included
@@ -42,79 +37,27 @@ EXP2_VARIANTS = [
 ]
 
 
-def values(rows, variant, key):
-    return [key(r) for r in rows if r["variant"] == variant]
+def conn(r: dict) -> float:
+    return r["goodput"]["mptcp"]
 
 
+def single(r: dict) -> float:
+    return r["goodput"]["single"]
 
 
-
-def paired(a: list[float], b: list[float]) -> tuple[int, float, float]:
-    """Seeds where a < b, and mean(a - b) with its 95 % CI half-width (paired t)."""
-    d = [x - y for x, y in zip(a, b)]
-    m, h = mean_ci(d)
-    return sum(x < 0 for x in d), m, h
+def _runs(ctx: PageContext, path: str, variants: list[Variant], seeds: list[int], window: tuple[float, float],
+          label: str) -> list[dict]:
+    return run_variants(scenario_path(path.removeprefix("scenarios/")), variants, seeds, Window(*window),
+                        ctx.workers, ctx.ledger, label)
 
 
-def less(name: str, a: list[float], b: list[float], a_label: str, b_label: str) -> tuple[bool, str]:
-    """Claim a < b: ✓ when the 95 % CI of mean(a) - mean(b) lies below 0."""
-    d, h = diff_ci(a, b)
-    ok = d + h < 0
-    if ok:
-        verdict = "✓"
-    elif d < 0:
-        verdict = "✗ (same order, not significant)"
-    else:
-        verdict = "✗"
-    line = (f"**{name}: {verdict}** — {a_label} {fmt(mean_ci(a))} vs {b_label} {fmt(mean_ci(b))} Mbit/s; "
-            f"difference {d:+.2f} ± {h:.2f} Mbit/s (95 % CI, Welch)")
-    return ok, line
-
-
-def goodput_table(rows, flows: list[tuple[str, str]], subflows: list[tuple[str, str]]) -> str:
-    cols = flows + subflows
-    head = "| variant | " + " | ".join(c[1] for c in cols) + " |\n|---|" + "---:|" * len(cols) + "\n"
-    body = ""
-    for v in dict.fromkeys(r["variant"] for r in rows):
-        cells = [fmt(mean_ci(values(rows, v, lambda r, k=k: r["goodput"].get(k, 0.0)))) for k, _ in flows]
-        cells += [fmt(mean_ci(values(rows, v, lambda r, k=k: r["subflows"].get(k, 0.0)))) for k, _ in subflows]
-        body += f"| {v} | " + " | ".join(cells) + " |\n"
-    return head + body
-
-
-def per_seed(rows, key, fmt_s="{:.2f}") -> str:
-    out = ""
-    for v in dict.fromkeys(r["variant"] for r in rows):
-        out += f"| {v} | " + ", ".join(fmt_s.format(x) for x in values(rows, v, key)) + " |\n"
-    return "| variant | per seed (Mbit/s) |\n|---|---|\n" + out
-
-
-def per_variant_subflow(rows, key: str) -> dict[str, tuple[float, float]]:
-    return {v: mean_ci(values(rows, v, lambda r: r["subflows"].get(key, 0.0))) for v in dict.fromkeys(r["variant"] for r in rows)}
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--out", default=str(REPO / "docs" / "reproductions" / "seed003.md"))
-    args = ap.parse_args()
-    seeds = range(1, args.seeds + 1)
-    t0 = time.time()
-    r1 = run_variants(REPO / EXP1, EXP1_VARIANTS, seeds, WINDOW)
-    r2 = run_variants(REPO / EXP2, EXP2_VARIANTS, seeds, WINDOW)
-    # Diagnostics (post hoc, not results): where the 10 s verdicts come from.
-    r1_late = run_variants(REPO / EXP1, EXP1_VARIANTS[:3], seeds, (5.0, 10.0))
-    long1 = [Variant(v.label, {**v.changes, "run.duration": "100 s"}) for v in EXP1_VARIANTS[:3]]
-    r1_long = run_variants(REPO / EXP1, long1, seeds, (20.0, 100.0))
-    long2 = [Variant(v.label, {**v.changes, "run.duration": "300 s"}) for v in EXP2_VARIANTS[:2]]
-    r2_long = run_variants(REPO / EXP2, long2, seeds, (100.0, 300.0))
-    first = [Variant("single flow first (MPTCP at 1 s) vs " + cc, {"flows[0].cc": cc, "connections[0].start": "1 s", "run.duration": "11 s"})
-             for cc in ("reno", "cubic")]
-    r2_first = run_variants(REPO / EXP2, first, seeds, (1.0, 11.0))
-    wall = time.time() - t0
-
-    conn = lambda r: r["goodput"]["mptcp"]  # noqa: E731
-    single = lambda r: r["goodput"]["single"]  # noqa: E731
+def page(ctx: PageContext) -> str:
+    seeds = ctx.seed_list(10)
+    r1 = _runs(ctx, EXP1, EXP1_VARIANTS, seeds, WINDOW, "experiment 1 (Table I)")
+    r2 = _runs(ctx, EXP2, EXP2_VARIANTS, seeds, WINDOW, "experiment 2 (Table II)")
+    diagnostics = _diagnostics(ctx, seeds, r1) if ctx.diagnostics else (
+        "## Diagnostics\n\nNot run for this page (`mptcplab reproduce lia-vs-tcp --page` runs them unless "
+        "`--no-diagnostics`).\n")
 
     # Experiment 1
     lia, reno, cubic = (values(r1, v, conn) for v in ("lia", "reno", "cubic"))
@@ -141,14 +84,6 @@ def main() -> None:
     _, line1y = less("extra, LIA (best_path=exact) < CUBIC", ex1, cubic, "LIA exact", "CUBIC")
 
     n = len(seeds)
-    k_r, d_r, h_r = paired(lia, reno)
-    k_c, d_c, h_c = paired(lia, cubic)
-    late = per_variant_subflow(r1_late, "mptcp#0")
-    long1_c = {v: mean_ci(values(r1_long, v, conn)) for v in ("lia", "reno", "cubic")}
-    long1_e = per_variant_subflow(r1_long, "mptcp#0")
-    l2 = {v: (mean_ci(values(r2_long, v, conn)), mean_ci(values(r2_long, v, single))) for v in ("lia vs reno", "lia vs cubic")}
-    f2 = {v.label: (mean_ci(values(r2_first, v.label, conn)), mean_ci(values(r2_first, v.label, single))) for v in first}
-    fr, fc = f2[first[0].label], f2[first[1].label]
     verdicts = [("1", "LIA gives the lowest throughput of LIA, Reno, CUBIC", exp1_verdict),
                 ("1, part", "LIA < Reno", "✓" if ok_a else "✗"),
                 ("1, part", "LIA < CUBIC", "✓" if ok_b else "✗"),
@@ -156,11 +91,12 @@ def main() -> None:
                 ("2b", "MPTCP-LIA against CUBIC < MPTCP-LIA against Reno", "✓" if ok2b else "✗"),
                 ("2b, implied", "MPTCP-LIA < single CUBIC flow", "✓" if ok2c else "✗")]
     summary = "| exp. | claim | verdict |\n|---|---|---|\n" + "".join(f"| {e} | {c} | {v} |\n" for e, c, v in verdicts)
-    page = f"""# Seed 003 reproductions (issue 3): LIA vs Reno vs CUBIC
+
+    return f"""# Seed 003 reproductions (issue 3): LIA vs Reno vs CUBIC
 
 Seed 003: Kato et al., "Performance Evaluation of MultiPath TCP Congestion Control",
 ICN 2019 (`/work/shared/seeds/003_ec592094afd498d4.txt`). Generated by
-`scripts/reproduce_seed003.py` ({n} seeds per variant, goodput over [{WINDOW[0]:g} s, {WINDOW[1]:g} s],
+`mptcplab reproduce lia-vs-tcp --page` ({n} seeds per variant, goodput over [{WINDOW[0]:g} s, {WINDOW[1]:g} s],
 mean ± 95 % CI (Student t)). A claim "A < B" is ✓ when the 95 % CI of
 the difference of the means (Welch) lies entirely below 0.
 
@@ -213,7 +149,32 @@ Paper (mean of four runs): LIA 2.82 vs Reno 7.03; LIA 1.58 vs CUBIC 8.37 Mbit/s.
 ## Verdicts
 
 {summary}
-## Why the ✗: diagnostics (run after the results; they change no verdict)
+""" + diagnostics
+
+
+def _diagnostics(ctx: PageContext, seeds: list[int], r1: list[dict]) -> str:
+    """Post-hoc runs that locate the cause of the ✗ (they change no verdict): the paired
+    view of experiment 1, its late window and 100-s runs, experiment 2 at steady state
+    and with the single flow first."""
+    r1_late = _runs(ctx, EXP1, EXP1_VARIANTS[:3], seeds, (5.0, 10.0), "diagnostic: experiment 1, [5 s, 10 s]")
+    long1 = [Variant(v.label, {**v.changes, "run.duration": "100 s"}) for v in EXP1_VARIANTS[:3]]
+    r1_long = _runs(ctx, EXP1, long1, seeds, (20.0, 100.0), "diagnostic: experiment 1, 100 s")
+    long2 = [Variant(v.label, {**v.changes, "run.duration": "300 s"}) for v in EXP2_VARIANTS[:2]]
+    r2_long = _runs(ctx, EXP2, long2, seeds, (100.0, 300.0), "diagnostic: experiment 2, 300 s")
+    first = [Variant("single flow first (MPTCP at 1 s) vs " + cc, {"flows[0].cc": cc, "connections[0].start": "1 s", "run.duration": "11 s"})
+             for cc in ("reno", "cubic")]
+    r2_first = _runs(ctx, EXP2, first, seeds, (1.0, 11.0), "diagnostic: experiment 2, single flow first")
+    lia, reno, cubic = (values(r1, v, conn) for v in ("lia", "reno", "cubic"))
+    n = len(seeds)
+    k_r, d_r, h_r = paired(lia, reno)
+    k_c, d_c, h_c = paired(lia, cubic)
+    late = per_variant_subflow(r1_late, "mptcp#0")
+    long1_c = {v: mean_ci(values(r1_long, v, conn)) for v in ("lia", "reno", "cubic")}
+    long1_e = per_variant_subflow(r1_long, "mptcp#0")
+    l2 = {v: (mean_ci(values(r2_long, v, conn)), mean_ci(values(r2_long, v, single))) for v in ("lia vs reno", "lia vs cubic")}
+    f2 = {v.label: (mean_ci(values(r2_first, v.label, conn)), mean_ci(values(r2_first, v.label, single))) for v in first}
+    fr, fc = f2[first[0].label], f2[first[1].label]
+    return f"""## Why the ✗: diagnostics (run after the results; they change no verdict)
 
 The scenario files were not changed after their first run. The runs below depart from
 the paper on purpose (longer runs, another start order) to locate the cause of the ✗;
@@ -258,12 +219,3 @@ start order nor its tbf queue limit, both of which set this transient; we keep o
 pre-registered simultaneous start (with 0-100 ms jitter) and 100-packet queue as the
 primary result.
 """
-    print(page)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page)
-    print(f"wrote {out} ({wall:.0f} s wall)", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()
