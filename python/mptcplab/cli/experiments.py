@@ -154,8 +154,13 @@ def reproduce(
     from ..reproduce import PAPERS, reproduce as run_reproduction
 
     if list_ or paper is None:
+        from ..reproduce.pages import PAGES
+
         for name, (_, line) in PAPERS.items():
-            print(f"{name:12s} {line}")
+            print(f"{name:12s} {line}{' (and --page)' if name in PAGES else ''}")
+        for name in PAGES:
+            if name not in PAPERS:
+                print(f"{name:12s} a page only: --page")
         if not list_:
             raise typer.Exit(2)
         return
@@ -167,13 +172,13 @@ def reproduce(
     if page:
         from ..reproduce.pages import write_page
 
-        for flag, given in (("--quick", quick), ("--out", out is not None), ("--no-report", no_report),
-                            ("--profile", profile is not None)):
+        for flag, given in (("--quick", quick), ("--out", out is not None), ("--no-report", no_report)):
             if given:
                 raise ScenarioError(flag, "belongs to a reproduction, not to --page (a page runs as it is written)")
         try:
             where, wall = write_page(paper, out=page_file, seeds=reps, workers=workers,
-                                     diagnostics=not no_diagnostics, progress=bars)
+                                     diagnostics=not no_diagnostics, profile=profile.value if profile else None,
+                                     progress=bars)
         finally:
             if bars is not None:
                 bars.close()

@@ -1,4 +1,4 @@
-"""Measured-and-reported reproduction of seed 001 (RBPM, receive-buffer-based path
+"""The seed 001 page (docs/reproductions/seed001.md, seed001-upstream.md): measured-and-reported reproduction of seed 001 (RBPM, receive-buffer-based path
 management, IM 2017 short paper) for issue 4: RBPM's goodput against plain MPTCP
 (fullmesh + the default minRTT scheduler) in the paper's two 4-path topologies.
 
@@ -41,26 +41,24 @@ tolerance, fixed before the first run:
   - a path claim (which subflow RBPM stops) is ✓ when it holds in every seed, read from
     the run's subflow event log (status "inactive", reason "rbpm").
 
-    .venv/bin/python scripts/reproduce_seed001.py [--seeds 10] [--out docs/reproductions/seed001.md]
+    mptcplab reproduce rbpm --page [--reps 10] [--profile upstream]
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
-import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ...stats import diff_ci, mean_ci
+from ..runner import Variant, run_variants, scenario_path
+from . import Page, PageContext
 
-from repro_lib import REPO, Variant, _apply, mean_ci  # noqa: E402
-from mptcplab.stats import diff_ci  # noqa: E402
+PROFILES = ("out_of_tree", "upstream")
 
-import mptcplab  # noqa: E402
-from mptcplab import Scenario  # noqa: E402
+
+def default_path(profile: str | None) -> str:
+    return "docs/reproductions/seed001-upstream.md" if profile == "upstream" else "docs/reproductions/seed001.md"
+
 
 TOPOLOGIES = {
     "topology 1": {
@@ -101,20 +99,19 @@ VARIANTS = [
 TOL = 0.25
 
 
-def _one(args: tuple[str, str, str, int]) -> dict:
-    topo, label, scenario_json, seed = args
-    sc = Scenario.from_dict(json.loads(scenario_json))
-    res = mptcplab.simulate(sc, seed=seed)
-    s = res.summary.iloc[0]
-    ss = res.subflow_summary
-    ev = res.subflow_events
+KEYS = ("goodput_Bps", "path_Mbps", "new_segs", "stops", "restarts", "first_stop_s")
+
+
+def rbpm_figures(result: Any) -> dict[str, Any]:
+    """One run's figures: goodput (B/s), per-path throughput and new-data segments, RBPM's
+    stops per path and restarts (subflow event log, reason "rbpm"), its first stop."""
+    s = result.summary.iloc[0]
+    ss = result.subflow_summary
+    ev = result.subflow_events
     rb = ev[ev["reason"] == "rbpm"]
     stops = rb[rb["to"] == "inactive"]
     restarts = rb[rb["from"] == "inactive"]
     return {
-        "topology": topo,
-        "variant": label,
-        "seed": seed,
         "goodput_Bps": float(s["goodput_mbps"]) * 1e6 / 8,
         "path_Mbps": {str(r.path): float(r.throughput_mbps) for r in ss.itertuples()},
         "new_segs": {str(r.path): int(r.sched_new_segs) for r in ss.itertuples()},
@@ -122,9 +119,6 @@ def _one(args: tuple[str, str, str, int]) -> dict:
         "restarts": int(len(restarts)),
         "first_stop_s": float(stops["time_s"].min()) if len(stops) else math.nan,
     }
-
-
-
 
 
 def kB(x: float) -> str:
@@ -135,37 +129,25 @@ def within(ours: float, paper: float) -> bool:
     return abs(paper - ours) <= TOL * ours
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--out", default="docs/reproductions/seed001.md")
-    ap.add_argument("--json", default="docs/reproductions/seed001-runs.json")
-    ap.add_argument("--profile", choices=("out_of_tree", "upstream"),
-                    help="run every scenario under this profile (default: the files' own, out_of_tree)")
-    args = ap.parse_args()
-    seeds = list(range(1, args.seeds + 1))
-    t0 = time.time()
-    jobs = []
+def page(ctx: PageContext) -> Page:
+    seeds = ctx.seed_list(10)
+    rows: list[dict[str, Any]] = []
     for topo, t in TOPOLOGIES.items():
-        base = Scenario.from_toml(REPO / t["file"])
-        if args.profile:
-            base = base.with_("run.profile", args.profile)
-        for v in VARIANTS:
-            for s in seeds:
-                jobs.append((topo, v.label, _apply(base, v).to_json(), s))
-    with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as ex:
-        rows = list(ex.map(_one, jobs))
-    wall = time.time() - t0
+        runs = run_variants(scenario_path(t["file"].removeprefix("scenarios/")), VARIANTS, seeds, rbpm_figures,
+                            ctx.workers, ctx.ledger, topo)
+        rows += [{"topology": topo, "variant": r["variant"], "seed": r["seed"], **{k: r[k] for k in KEYS}}
+                 for r in runs]
 
     def vals(topo, label, key):
         return [key(r) for r in rows if r["topology"] == topo and r["variant"] == label]
 
     out = ["# Seed 001 (RBPM): measured and reported"
-           + (f" (profile {args.profile})" if args.profile else ""), "",
-           f"Profile: `{args.profile or 'out_of_tree'}`"
-           + (" (forced with `--profile`)." if args.profile else " (the scenario files' own)."), "",
-           f"Tables and verdicts generated by `scripts/reproduce_seed001.py --seeds {args.seeds}` ({len(rows)} runs, "
-           f"{wall:.0f} s wall); per-run figures in `{args.json}`.", "",
+           + (f" (profile {ctx.profile})" if ctx.profile else ""), "",
+           f"Profile: `{ctx.profile or 'out_of_tree'}`"
+           + (" (forced with `--profile`)." if ctx.profile else " (the scenario files' own)."), "",
+           f"Tables and verdicts generated by `mptcplab reproduce rbpm --page"
+           f"{f' --profile {ctx.profile}' if ctx.profile else ''} --reps {len(seeds)}` ({len(rows)} runs); "
+           f"per-run figures in `{ctx.runs_file}`.", "",
            "Seed 001 (IM 2017 short paper, *Receive Buffer based Path Management for MPTCP*) claims that RBPM "
            "multiplies plain MPTCP's goodput by about 4 (topology 1) and 3 (topology 2) in two 4-path topologies "
            "with a 200 KB receive buffer, where plain MPTCP suffers buffer blocking.", "",
@@ -182,7 +164,7 @@ def main() -> None:
            "twice what *all* paths need by their cwnds), both with `bandwidth = \"cwnd_srtt\"` as when this page "
            "was first made; see `crates/mptcplab-core/src/mptcp/scheduler/rbpm.rs` for why three readings exist. "
            "All RBPM variants use the default Eq. 3 form (`required = \"pairwise\"`).", "",
-           f"Seeds 1-{args.seeds}; the scenarios have no random loss, so every variant sets "
+           f"Seeds 1-{len(seeds)}; the scenarios have no random loss, so every variant sets "
            "`run.start_jitter = \"100 ms\"` (the connection starts at a seed-dependent offset in [0, 100 ms)). "
            "The spread across seeds is that phase only. Goodput: application bytes delivered over the "
            "connection's active time, B/s, mean ± 95 % CI (Student t).", "",
@@ -266,15 +248,7 @@ def main() -> None:
                 n_all += 1
     out += ["", f"{n_ok} of {n_all} claims ✓.", ""]
     text = "\n".join(out)
-    print(text)
-    # Keep the hand-written discussion (from "## Discussion" on) of an earlier page.
-    page = REPO / args.out
-    old = page.read_text(encoding="utf-8") if page.is_file() else ""
-    if "\n## Discussion" in old:
-        text += old[old.index("\n## Discussion") + 1:]
-    page.write_text(text, encoding="utf-8")
-    (REPO / args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-
-
-if __name__ == "__main__":
-    main()
+    # Keep the hand-written discussion (from "## Discussion" on) of the page as it was.
+    if "\n## Discussion" in ctx.previous:
+        text += ctx.previous[ctx.previous.index("\n## Discussion") + 1:]
+    return Page(text, json.dumps(rows, indent=1) + "\n")

@@ -1,4 +1,5 @@
-"""Measured-and-reported reproduction for issue 4: PCDC with HoL.
+"""The PCDC-with-HoL page (docs/reproductions/pcdc-hol.md, pcdc-hol-upstream.md): the
+measured-and-reported reproduction for issue 4.
 
 Claim: "Seed 001's topology 1 with a bounded buffer. Ω is negative for the 1 Mbit/s
 100 ms path, and PCDC's goodput beats fullmesh's."
@@ -18,25 +19,29 @@ every choice below before the first run:
     ✓ when the 95 % CI of the paired per-seed difference PCDC - fullmesh is above 0.
   * Extra data: goodput over (10, 100] s; PCDC with the warm-up SP* if it differs.
 
-    .venv/bin/python scripts/reproduce_pcdc_hol.py [--seeds 10] [--out docs/reproductions/pcdc-hol.md]
+    mptcplab reproduce pcdc-hol --page [--reps 10] [--profile upstream]
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
-import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ...api import simulate
+from ...pcdc import measure_omega, sp_star, with_pcdc
+from ...scenario import Scenario
+from ...stats import mean_ci
+from ..runner import scenario_path, window_goodput
+from . import Page, PageContext
 
-from repro_lib import REPO, mean_ci, window_goodput  # noqa: E402
+PROFILES = ("out_of_tree", "upstream")
 
-import mptcplab  # noqa: E402
-from mptcplab import Scenario  # noqa: E402
-from mptcplab.pcdc import measure_omega, sp_star, with_pcdc  # noqa: E402
+
+def default_path(profile: str | None) -> str:
+    return "docs/reproductions/pcdc-hol-upstream.md" if profile == "upstream" else "docs/reproductions/pcdc-hol.md"
+
 
 SCENARIO = "scenarios/reproduce/pcdc-hol-topology1.toml"
 T = 10.0
@@ -48,7 +53,7 @@ ORACLE = "PCDC SP*={path1,path2,path3} (post hoc)"
 
 
 def _base(profile: str | None = None) -> Scenario:
-    base = Scenario.from_toml(REPO / SCENARIO)
+    base = Scenario.from_toml(scenario_path(SCENARIO.removeprefix("scenarios/")))
     return base.with_("run.profile", profile) if profile else base
 
 
@@ -60,7 +65,7 @@ def _omega_job(args: tuple[str, tuple[int, ...], str | None]) -> tuple[str, tupl
 def _run_job(args: tuple[str, str, int]) -> dict:
     label, scenario_json, seed = args
     sc = Scenario.from_dict(json.loads(scenario_json))
-    res = mptcplab.simulate(sc, seed=seed)
+    res = simulate(sc, seed=seed)
     s = res.summary.iloc[0]
     ss = res.subflow_summary
     flow = str(s["flow"]) if "flow" in s else None
@@ -83,30 +88,31 @@ def B(x: float) -> str:
     return f"{x:,.0f}".replace(",", " ")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--out", default="docs/reproductions/pcdc-hol.md")
-    ap.add_argument("--json", default="docs/reproductions/pcdc-hol-runs.json")
-    ap.add_argument("--profile", choices=("out_of_tree", "upstream"),
-                    help="run every scenario under this profile (default: the file's own, out_of_tree)")
-    args = ap.parse_args()
-    seeds = tuple(range(1, args.seeds + 1))
-    workers = min(2, os.cpu_count() or 1)
-    t0 = time.time()
+def _pool(ctx: PageContext, fn: Callable[[Any], Any], jobs: list, workers: int, stage: str) -> list:
+    """`fn` over `jobs` on `workers` processes, in job order, each told to the ledger's bar."""
+    out = []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for r in ex.map(fn, jobs):
+            out.append(r)
+            if ctx.ledger.progress is not None:
+                ctx.ledger.progress(stage, len(out), len(jobs))
+    return out
+
+
+def page(ctx: PageContext) -> Page:
+    seeds = tuple(ctx.seed_list(10))
+    workers = ctx.workers or min(2, os.cpu_count() or 1)
 
     # --- Ω: per seed and pooled, both forms ---
-    jobs = [(f, (s,), args.profile) for f in FORMS for s in seeds] + [(f, seeds, args.profile) for f in FORMS]
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        om_rows = list(ex.map(_omega_job, jobs))
+    jobs = [(f, (s,), ctx.profile) for f in FORMS for s in seeds] + [(f, seeds, ctx.profile) for f in FORMS]
+    om_rows = _pool(ctx, _omega_job, jobs, workers, "Ω per path")
     per_seed = {f: {s[0]: o for ff, s, o in om_rows if ff == f and len(s) == 1} for f in FORMS}
     pooled = {ff: o for ff, s, o in om_rows if len(s) > 1}
     paths = list(pooled["literal"])
     sp = {f: sp_star(pooled[f]) for f in FORMS}
-    t_omega = time.time() - t0
 
     # --- goodput: fullmesh vs PCDC(SP*) ---
-    base = _base(args.profile)
+    base = _base(ctx.profile)
     variants = {"fullmesh": base, f"PCDC SP*={{{','.join(sp['literal'])}}}": with_pcdc(base, sp["literal"])}
     pcdc_label = list(variants)[1]
     extra_label = None
@@ -116,19 +122,18 @@ def main() -> None:
     # Post hoc (added after the first run, no verdict): SP* = every path but path4.
     variants[ORACLE] = with_pcdc(base, [p for p in paths if p != HOL_PATH])
     rjobs = [(lab, sc.to_json(), s) for lab, sc in variants.items() for s in seeds]
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        rows = list(ex.map(_run_job, rjobs))
-    wall = time.time() - t0
+    rows = _pool(ctx, _run_job, rjobs, workers, "goodput: fullmesh vs PCDC")
 
     def vals(label, key):
         return [key(r) for r in sorted(rows, key=lambda r: r["seed"]) if r["variant"] == label]
 
-    out = ["# PCDC with HoL (issue 4): measured and reported" + (f" (profile {args.profile})" if args.profile else ""), "",
-           f"Profile: `{args.profile or 'out_of_tree'}`"
-           + (" (forced with `--profile`)." if args.profile else " (the scenario file's own)."), "",
-           f"Tables and verdicts generated by `scripts/reproduce_pcdc_hol.py --seeds {args.seeds}` "
-           f"({sum(len(s) for _, s, _ in jobs) * len(paths)} Ω runs in {t_omega:.0f} s, "
-           f"{len(rows)} goodput runs; {wall:.0f} s wall in all); per-run figures in `{args.json}`.", "",
+    out = ["# PCDC with HoL (issue 4): measured and reported" + (f" (profile {ctx.profile})" if ctx.profile else ""), "",
+           f"Profile: `{ctx.profile or 'out_of_tree'}`"
+           + (" (forced with `--profile`)." if ctx.profile else " (the scenario file's own)."), "",
+           f"Tables and verdicts generated by `mptcplab reproduce pcdc-hol --page"
+           f"{f' --profile {ctx.profile}' if ctx.profile else ''} --reps {len(seeds)}` "
+           f"({sum(len(s) for _, s, _ in jobs) * len(paths)} Ω runs, "
+           f"{len(rows)} goodput runs); per-run figures in `{ctx.runs_file}`.", "",
            "Claim (issue 4): *Seed 001's topology 1 with a bounded buffer. Ω is negative for the 1 Mbit/s 100 ms "
            "path, and PCDC's goodput beats fullmesh's.* PCDC is seed 000's path manager (Sec. 2.1 and 3): measure "
            "each subflow's impact factor Ω_i (Eq. 5), carry data only on SP* = {sp_i | Ω_i ≥ 0} (Eq. 6), keep the "
@@ -137,7 +142,7 @@ def main() -> None:
            "(`scenarios/rbpm-4path-a.toml`: three 5 Mbit/s 10 ms paths path1-3 and the 1 Mbit/s 100 ms path path4, "
            "one-way delays, DropTail 100 packets, **200 KB = 200 000 B receive buffer**, Reno, minRTT, initial "
            "subflow on path1, 100 s) with `run.start_jitter = \"100 ms\"` as the only change. "
-           f"Seeds 1-{args.seeds}; the scenario has no random loss, so the spread across seeds is the start phase only.", "",
+           f"Seeds 1-{len(seeds)}; the scenario has no random loss, so the spread across seeds is the start phase only.", "",
            f"Ω: `mptcplab.pcdc.measure_omega`, T = {T:g} s. **Literal form** (the default and the verdict): windows "
            f"(0, {T:g}] and ({T:g}, {2 * T:g}] s, the first containing handshakes and slow start (biased downwards, "
            f"`docs/model.md`). Warm-up form (extra data): W = {WARMUP:g} s, windows ({WARMUP:g}, {WARMUP + T:g}] and "
@@ -231,8 +236,8 @@ def main() -> None:
     out.append("")
 
     fm_share4 = sum(r["new_segs"][HOL_PATH] / max(1, sum(r["new_segs"].values()))
-                    for r in rows if r["variant"] == "fullmesh") / args.seeds
-    fm_segs4 = sum(r["new_segs"][HOL_PATH] for r in rows if r["variant"] == "fullmesh") / args.seeds
+                    for r in rows if r["variant"] == "fullmesh") / len(seeds)
+    fm_segs4 = sum(r["new_segs"][HOL_PATH] for r in rows if r["variant"] == "fullmesh") / len(seeds)
     lit_list = ", ".join(f"{p} {pooled['literal'][p]:+.3f}" for p in paths)
     neg_lit = [p for p in paths if pooled["literal"][p] < 0]
     out += ["## Reading", "",
@@ -250,17 +255,12 @@ def main() -> None:
                "bounded receive window itself, which the subflows that carry the data share "
                if fm_share4 < 0.01 else "so PCDC has head-of-line blocking behind it to remove ")
             + "(the window holds " + ("200 KB of payload under the upstream profile's payload accounting"
-                                      if args.profile == "upstream" else
+                                      if ctx.profile == "upstream" else
                                       "about 100 KB of payload under the profile's Linux accounting") + "; "
             "`docs/reproductions/seed001.md`).", ""]
 
     text = "\n".join(out)
-    print(text)
-    Path(REPO / args.out).write_text(text)
-    Path(REPO / args.json).write_text(json.dumps({
+    runs = json.dumps({
         "omega_per_seed": {f: {str(s): o for s, o in per_seed[f].items()} for f in FORMS},
-        "omega_pooled": pooled, "sp_star": sp, "runs": rows}, indent=1, ensure_ascii=False))
-
-
-if __name__ == "__main__":
-    main()
+        "omega_pooled": pooled, "sp_star": sp, "runs": rows}, indent=1, ensure_ascii=False)
+    return Page(text, runs)
