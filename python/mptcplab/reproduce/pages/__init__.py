@@ -21,6 +21,9 @@ PAGES: dict[str, str] = {
     "lia-vs-tcp": "seed003",
     "rbpm": "seed001",
     "pcdc-hol": "pcdc_hol",
+    "streaming": "seed002",
+    "coupled-bbr": "seed004",
+    "arp": "seed004_arp",
 }
 
 

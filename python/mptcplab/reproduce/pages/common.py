@@ -3,6 +3,7 @@ verdict of a claim "A < B" (the 95 % CI of the difference of the means, Welch)."
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ...stats import diff_ci, mean_ci
@@ -56,3 +57,56 @@ def per_seed(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], float],
 
 def per_variant_subflow(rows: list[dict[str, Any]], key: str) -> dict[str, tuple[float, float]]:
     return {v: mean_ci(values(rows, v, lambda r: r["subflows"].get(key, 0.0))) for v in variants_of(rows)}
+
+
+def ok(b: bool) -> str:
+    """A verdict mark."""
+    return "✓" if b else "✗"
+
+
+def claims_md(claims: list[tuple[str, bool, str, str]]) -> str:
+    """Markdown table of (id, verdict, what, measured) claims."""
+    out = "| claim | verdict | what | measured |\n|---|---|---|---|\n"
+    for cid, v, what, fig in claims:
+        out += f"| {cid} | {ok(v)} | {what} | {fig} |\n"
+    return out
+
+
+def pool(ctx: Any, fn: Callable[[Any], Any], jobs: list, workers: int, stage: str) -> list:
+    """`fn` over `jobs` on `workers` processes, in job order, each told to the ledger's bar."""
+    out = []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for r in ex.map(fn, jobs):
+            out.append(r)
+            if ctx.ledger.progress is not None:
+                ctx.ledger.progress(stage, len(out), len(jobs))
+    return out
+
+
+GENERATED_BEGIN = "<!-- generated:begin"
+
+
+def splice(previous: str, begin: str, end: str, generated: str, preamble: str = "") -> str:
+    """The page with the text between its generated markers replaced (the hand-written rest
+    kept); a page without markers starts with `preamble`. Any `<!-- generated:begin ...`
+    line counts as the begin marker, so a page keeps its sections when its generator moves."""
+    start = previous.find(GENERATED_BEGIN)
+    if start >= 0 and end in previous[start:]:
+        pre = previous[:start]
+        line_end = previous.index("\n", start)
+        post = previous[line_end:].split(end, 1)[1]
+    else:
+        pre, post = preamble, "\n"
+    return pre + begin + "\n" + generated + end + post
+
+
+def run_window(ctx: Any, path: Any, variants: list, seeds: list[int], window: tuple[float, float],
+               workers: int | None, stage: str) -> list[dict[str, Any]]:
+    """Every (variant, seed) of a committed scenario file, goodput of each flow and subflow
+    over `window`: one row per run with exactly `variant`, `seed`, `goodput`, `subflows`
+    (the shape the pages' per-run JSON keeps)."""
+    from ..runner import Window, run_variants
+
+    rows = run_variants(path, variants, seeds, Window(*window), workers, ctx.ledger, stage)
+    return [{"variant": r["variant"], "seed": r["seed"], "goodput": r["goodput"], "subflows": r["subflows"]}
+            for r in rows]

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ...api import simulate
@@ -35,6 +33,7 @@ from ...scenario import Scenario
 from ...stats import mean_ci
 from ..runner import scenario_path, window_goodput
 from . import Page, PageContext
+from .common import pool
 
 PROFILES = ("out_of_tree", "upstream")
 
@@ -88,24 +87,13 @@ def B(x: float) -> str:
     return f"{x:,.0f}".replace(",", " ")
 
 
-def _pool(ctx: PageContext, fn: Callable[[Any], Any], jobs: list, workers: int, stage: str) -> list:
-    """`fn` over `jobs` on `workers` processes, in job order, each told to the ledger's bar."""
-    out = []
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        for r in ex.map(fn, jobs):
-            out.append(r)
-            if ctx.ledger.progress is not None:
-                ctx.ledger.progress(stage, len(out), len(jobs))
-    return out
-
-
 def page(ctx: PageContext) -> Page:
     seeds = tuple(ctx.seed_list(10))
     workers = ctx.workers or min(2, os.cpu_count() or 1)
 
     # --- Ω: per seed and pooled, both forms ---
     jobs = [(f, (s,), ctx.profile) for f in FORMS for s in seeds] + [(f, seeds, ctx.profile) for f in FORMS]
-    om_rows = _pool(ctx, _omega_job, jobs, workers, "Ω per path")
+    om_rows = pool(ctx, _omega_job, jobs, workers, "Ω per path")
     per_seed = {f: {s[0]: o for ff, s, o in om_rows if ff == f and len(s) == 1} for f in FORMS}
     pooled = {ff: o for ff, s, o in om_rows if len(s) > 1}
     paths = list(pooled["literal"])
@@ -122,7 +110,7 @@ def page(ctx: PageContext) -> Page:
     # Post hoc (added after the first run, no verdict): SP* = every path but path4.
     variants[ORACLE] = with_pcdc(base, [p for p in paths if p != HOL_PATH])
     rjobs = [(lab, sc.to_json(), s) for lab, sc in variants.items() for s in seeds]
-    rows = _pool(ctx, _run_job, rjobs, workers, "goodput: fullmesh vs PCDC")
+    rows = pool(ctx, _run_job, rjobs, workers, "goodput: fullmesh vs PCDC")
 
     def vals(label, key):
         return [key(r) for r in sorted(rows, key=lambda r: r["seed"]) if r["variant"] == label]

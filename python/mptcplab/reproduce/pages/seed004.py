@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
-"""Seed 004 (Coupled BBR, Han et al., IEEE TWC 2021): measured-and-reported reproductions
+"""The seed 004 page (docs/reproductions/seed004.md). Seed 004 (Coupled BBR, Han et al., IEEE TWC 2021): measured-and-reported reproductions
 of Table I and Fig. 17a (issue 3, congestion-control suite).
 
-    .venv/bin/python scripts/reproduce_seed004.py [--seeds 10] [--workers 2] [--only table1|fig17a]
+    mptcplab reproduce coupled-bbr --page [--reps 10] [--workers 2] [--no-diagnostics]
 
 Runs the committed scenarios scenarios/reproduce/seed004-table1.toml and
 scenarios/reproduce/seed004-fig17a.toml (every assumption is in their header comments)
@@ -12,21 +11,24 @@ page between the `generated` markers is rewritten; the discussion below it is ke
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repro_lib import REPO, Variant, claims_md, fmt, mean_ci, ok, run_variants, write_generated  # noqa: E402
-from mptcplab.reproduce.checks import ratio_ci  # noqa: E402
+from ..checks import ratio_ci
+from ..runner import Variant, scenario_path
+from . import Page, PageContext
+from .common import claims_md, fmt, ok, run_window, splice
+from ...stats import mean_ci
 
-TABLE1 = REPO / "scenarios/reproduce/seed004-table1.toml"
-FIG17A = REPO / "scenarios/reproduce/seed004-fig17a.toml"
-DOC = REPO / "docs/reproductions/seed004.md"
-RUNS = REPO / "docs/reproductions/seed004-runs.json"
+PROFILES: tuple[str, ...] = ()
+TABLE1 = scenario_path("reproduce/seed004-table1.toml")
+FIG17A = scenario_path("reproduce/seed004-fig17a.toml")
 WINDOW = (10.0, 70.0)
+BEGIN, END = "<!-- generated:begin (mptcplab reproduce coupled-bbr --page) -->", "<!-- generated:end -->"
+
+
+def default_path(profile: str | None) -> str:
+    return "docs/reproductions/seed004.md"
+
 
 T1_CCS = ["bbr", "cubic", "lia", "olia", "balia"]
 T1_PAPER = {  # seed 004 Table I: MPTCP, subflow 1, subflow 2, TCP on path 1, TCP on path 2, utilisation
@@ -41,9 +43,6 @@ T1_BG = {"p1": ["bg1a", "bg1b"], "p2": ["bg2a", "bg2b"]}
 F17_PAIRS = [("coupled_bbr", "bbr"), ("lia", "reno"), ("olia", "reno"), ("balia", "reno")]
 F17_LOSS = [0.0, 0.0001, 0.0005, 0.001, 0.002, 0.005]
 F17_BG = ["bg1", "bg2", "bg3"]
-
-BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed004.py) -->", "<!-- generated:end -->"
-
 
 def pct(p: float) -> str:
     return f"{p * 100:g} %"
@@ -62,9 +61,9 @@ def disjoint(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 
 # ------------------------------------------------------------------ Table I
-def table1(seeds, workers):
+def table1(ctx, seeds, workers):
     variants = [Variant(cc, {"connections[0].cc": cc, **{f"flows[{i}].cc": cc for i in range(4)}}) for cc in T1_CCS]
-    rows = run_variants(TABLE1, variants, seeds, WINDOW, workers=workers)
+    rows = run_window(ctx, TABLE1, variants, seeds, WINDOW, workers, "Table I")
     by = {cc: [r for r in rows if r["variant"] == cc] for cc in T1_CCS}
 
     def util(r):
@@ -128,14 +127,14 @@ def table1(seeds, workers):
 
 
 # ------------------------------------------------------------------ Fig. 17a
-def fig17a(seeds, workers):
+def fig17a(ctx, seeds, workers):
     variants = []
     for mp, bg in F17_PAIRS:
         for p in F17_LOSS:
             ch = {"connections[0].cc": mp, **{f"flows[{i}].cc": bg for i in range(3)},
                   **{f"links[{i}].loss": p for i in range(3)}}
             variants.append(Variant(f"{mp}|{p}", ch))
-    rows = run_variants(FIG17A, variants, seeds, WINDOW, workers=workers)
+    rows = run_window(ctx, FIG17A, variants, seeds, WINDOW, workers, "Fig. 17a")
     by = {}
     for r in rows:
         by.setdefault(r["variant"], []).append(r)
@@ -170,7 +169,7 @@ def fig17a(seeds, workers):
 
 # ------------------------------------------------------------------ diagnostics
 # Added after the primary results were seen (they explain them; no verdict depends on them).
-def diagnostics(seeds, workers):
+def diagnostics(ctx, seeds, workers):
     def same(cc):
         return {"connections[0].cc": cc, **{f"flows[{i}].cc": cc for i in range(4)}}
 
@@ -182,7 +181,7 @@ def diagnostics(seeds, workers):
         (Variant("olia, subflows listed [p2, p1]", {**same("olia"), **linux_order}), "mptcp#1", "mptcp#0"),
         (Variant("balia, subflows listed [p2, p1]", {**same("balia"), **linux_order}), "mptcp#1", "mptcp#0"),
     ]
-    rows = run_variants(TABLE1, [v for v, _, _ in t1v], seeds, WINDOW, workers=workers)
+    rows = run_window(ctx, TABLE1, [v for v, _, _ in t1v], seeds, WINDOW, workers, "diagnostic: Table I")
     out = ("Table I scenario, LIA/OLIA/BALIA with the subflow list reversed or LIA's exact best-path test:\n\n"
            "| variant | MPTCP | subflow on p1 | subflow on p2 |\n|---|---|---|---|\n")
     res = {}
@@ -203,7 +202,7 @@ def diagnostics(seeds, workers):
         Variant("bbr uncoupled, 3 subflows, 0 %", {"connections[0].cc": "bbr"}),
         Variant("bbr uncoupled, 3 subflows, 0.5 %", {"connections[0].cc": "bbr", **{f"links[{i}].loss": 0.005 for i in range(3)}}),
     ]
-    rows = run_variants(FIG17A, f17v, seeds, WINDOW, workers=workers)
+    rows = run_window(ctx, FIG17A, f17v, seeds, WINDOW, workers, "diagnostic: Fig. 17a")
     out += ("Fig. 17a scenario (BBR background flows): what Coupled BBR takes compared with one BBR flow and "
             "with uncoupled BBR:\n\n| variant | MPTCP | background on p1 | background, sum of 3 |\n|---|---|---|---|\n")
     for v in f17v:
@@ -213,62 +212,36 @@ def diagnostics(seeds, workers):
     return out
 
 
-def write_doc(generated: str) -> None:
-    write_generated(DOC, BEGIN, END, generated, "")
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=int, default=10, help="seeds 1..N per point (default 10)")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--only", choices=["table1", "fig17a"])
-    ap.add_argument("--no-write", action="store_true", help="print only; do not write the docs page")
-    ap.add_argument("--no-diagnostics", action="store_true", help="skip the diagnostic variants")
-    a = ap.parse_args()
-    seeds = list(range(1, a.seeds + 1))
-    t0 = time.time()
-    gen = (f"Generated by `scripts/reproduce_seed004.py` (seeds 1..{a.seeds} per point, goodput over "
+def page(ctx: PageContext) -> Page:
+    seeds = ctx.seed_list(10)
+    workers = ctx.workers or 2
+    gen = (f"Generated by `mptcplab reproduce coupled-bbr --page` (seeds 1..{len(seeds)} per point, goodput over "
            f"[{WINDOW[0]:g} s, {WINDOW[1]:g} s] of 70 s runs; mean ± 95 % CI, Student t).\n\n")
     all_rows = {}
     all_claims = []
-    if a.only in (None, "table1"):
-        rows, t, paper, claims = table1(seeds, a.workers)
-        all_rows["table1"] = rows
-        all_claims += claims
-        sec = ("### Table I — `scenarios/reproduce/seed004-table1.toml`\n\n"
-               "Two 100 Mbit/s, 25 ms bottlenecks (250 pkt DropTail), random loss 0.01 % (path 1) and 0.1 % "
-               "(path 2) on the data direction; MPTCP (2 subflows, minRTT) plus two TCP flows of the same CC per "
-               "bottleneck. Goodput, Mbit/s:\n\n" + t + "\nThe seed's Table I for comparison:\n\n" + paper +
-               "\nClaims:\n\n" + claims_md(claims) + "\n")
-        print(sec)
-        gen += sec
-    if a.only in (None, "fig17a"):
-        rows, t_mp, t_bg, t_ut, claims = fig17a(seeds, a.workers)
-        all_rows["fig17a"] = rows
-        all_claims += claims
-        sec = ("### Fig. 17a — `scenarios/reproduce/seed004-fig17a.toml`\n\n"
-               "Three 100 Mbit/s, 20 ms paths (1 BDP = 500 KB DropTail), the same random loss on each (data "
-               "direction); MPTCP (3 subflows, minRTT) plus one TCP flow per path (BBR beside Coupled BBR, Reno "
-               "beside LIA/OLIA/BALIA).\n\nMPTCP goodput, Mbit/s:\n\n" + t_mp +
-               "\nBackground TCP goodput, sum of the three flows, Mbit/s:\n\n" + t_bg +
-               "\nUtilisation (MPTCP + 3 TCP) / 300 Mbit/s:\n\n" + t_ut +
-               "\nClaims:\n\n" + claims_md(claims) + "\n")
-        print(sec)
-        gen += sec
-    if a.only is None and not a.no_diagnostics:
+    rows, t, paper, claims = table1(ctx, seeds, workers)
+    all_rows["table1"] = rows
+    all_claims += claims
+    sec = ("### Table I — `scenarios/reproduce/seed004-table1.toml`\n\n"
+           "Two 100 Mbit/s, 25 ms bottlenecks (250 pkt DropTail), random loss 0.01 % (path 1) and 0.1 % "
+           "(path 2) on the data direction; MPTCP (2 subflows, minRTT) plus two TCP flows of the same CC per "
+           "bottleneck. Goodput, Mbit/s:\n\n" + t + "\nThe seed's Table I for comparison:\n\n" + paper +
+           "\nClaims:\n\n" + claims_md(claims) + "\n")
+    gen += sec
+    rows, t_mp, t_bg, t_ut, claims = fig17a(ctx, seeds, workers)
+    all_rows["fig17a"] = rows
+    all_claims += claims
+    sec = ("### Fig. 17a — `scenarios/reproduce/seed004-fig17a.toml`\n\n"
+           "Three 100 Mbit/s, 20 ms paths (1 BDP = 500 KB DropTail), the same random loss on each (data "
+           "direction); MPTCP (3 subflows, minRTT) plus one TCP flow per path (BBR beside Coupled BBR, Reno "
+           "beside LIA/OLIA/BALIA).\n\nMPTCP goodput, Mbit/s:\n\n" + t_mp +
+           "\nBackground TCP goodput, sum of the three flows, Mbit/s:\n\n" + t_bg +
+           "\nUtilisation (MPTCP + 3 TCP) / 300 Mbit/s:\n\n" + t_ut +
+           "\nClaims:\n\n" + claims_md(claims) + "\n")
+    gen += sec
+    if ctx.diagnostics:
         sec = ("### Diagnostics (added after the primary results were seen; no verdict depends on them)\n\n"
-               + diagnostics(seeds, a.workers) + "\n")
-        print(sec)
+               + diagnostics(ctx, seeds, workers) + "\n")
         gen += sec
-    wall = time.time() - t0
-    gen += f"Wall time of this run: {wall:.0f} s with {a.workers} worker processes.\n"
-    print(f"wall time {wall:.0f} s")
-    print("verdicts: " + ", ".join(f"{c[0]} {ok(c[1])}" for c in all_claims))
-    if not a.no_write and a.only is None:
-        write_doc(gen)
-        RUNS.write_text(json.dumps(all_rows, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {DOC.relative_to(REPO)} and {RUNS.relative_to(REPO)}")
-
-
-if __name__ == "__main__":
-    main()
+    text = splice(ctx.previous, BEGIN, END, gen, "")
+    return Page(text, json.dumps(all_rows, indent=1, sort_keys=True) + "\n")

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
-"""Seed 004 (AR&P scheduler over Coupled BBR, Han et al., IEEE TWC 2021): measured-and-
+"""The seed 004 AR&P page (docs/reproductions/seed004-arp.md). Seed 004 (AR&P scheduler over Coupled BBR, Han et al., IEEE TWC 2021): measured-and-
 reported reproductions of Fig. 11 (out-of-order queue with asymmetric RTTs) and Fig. 10a
 (goodput recovery when one path breaks down at 15 s).
 
-    .venv/bin/python scripts/reproduce_seed004_arp.py [--seeds 5] [--workers 2] [--only fig11|fig10a]
+    mptcplab reproduce arp --page [--reps 5] [--no-diagnostics]
 
 Runs the committed scenarios scenarios/reproduce/seed004-fig11.toml and
 scenarios/reproduce/seed004-fig10a.toml (every assumption, the metrics and the verdict
@@ -14,25 +13,32 @@ is kept) and docs/reproductions/seed004-arp-runs.json (per-run figures).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repro_lib import REPO, Variant, _apply, claims_md, fmt, mean_ci, ok, window_goodput, write_generated  # noqa: E402
-from mptcplab.reproduce.checks import ratio_ci  # noqa: E402
+from ...api import simulate
+from ...scenario import Scenario
+from ..checks import ratio_ci
+from ..runner import Variant, apply, scenario_path, window_goodput
+from . import Page, PageContext
+from ...stats import mean_ci
+from .common import claims_md, fmt, ok, pool, splice
 
-import mptcplab  # noqa: E402
-from mptcplab import Scenario  # noqa: E402
+PROFILES: tuple[str, ...] = ()
+FIG11 = scenario_path("reproduce/seed004-fig11.toml")
+FIG10A = scenario_path("reproduce/seed004-fig10a.toml")
+BEGIN, END = "<!-- generated:begin (mptcplab reproduce arp --page) -->", "<!-- generated:end -->"
+PREAMBLE = ("# Seed 004 (AR&P scheduler): Fig. 11 and Fig. 10a, measured and reported\n\n"
+            "Seed 004 is Han et al., \"Leveraging Coupled BBR and Adaptive Packet Scheduling to Boost MPTCP\", "
+            "IEEE TWC 20(11), 2021. Scenarios: `scenarios/reproduce/seed004-fig11.toml` and "
+            "`scenarios/reproduce/seed004-fig10a.toml` (their headers hold every assumption and verdict rule). "
+            "Rerun with `mptcplab reproduce arp --page`.\n\n")
 
-FIG11 = REPO / "scenarios/reproduce/seed004-fig11.toml"
-FIG10A = REPO / "scenarios/reproduce/seed004-fig10a.toml"
-DOC = REPO / "docs/reproductions/seed004-arp.md"
-RUNS = REPO / "docs/reproductions/seed004-arp-runs.json"
+
+def default_path(profile: str | None) -> str:
+    return "docs/reproductions/seed004-arp.md"
+
+
 MSS = 1448
 DURATION = 30.0
 
@@ -50,17 +56,11 @@ F10_VARIANTS = {
     "down": {"links[1].schedule": [{"at": "15 s", "state": "down"}]},
 }
 
-BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed004_arp.py) -->", "<!-- generated:end -->"
-
-
-
-
-
 # ------------------------------------------------------------------ one run
 def _measure(args: tuple[str, str, str, int]) -> dict:
     kind, label, scenario_json, seed = args
     sc = Scenario.from_dict(json.loads(scenario_json))
-    res = mptcplab.simulate(sc, seed=seed)
+    res = simulate(sc, seed=seed)
     ts = res.timeseries.connections
     ts = ts[ts.flow == "mptcp"].sort_values("time_s")
     subs = res.subflow_summary
@@ -100,9 +100,8 @@ def _measure(args: tuple[str, str, str, int]) -> dict:
     return row
 
 
-def run_all(jobs: list[tuple[str, str, str, int]], workers: int) -> list[dict]:
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as ex:
-        return list(ex.map(_measure, jobs))
+def run_all(ctx: PageContext, jobs: list[tuple[str, str, str, int]], workers: int, stage: str) -> list[dict]:
+    return pool(ctx, _measure, jobs, min(workers, len(jobs)), stage)
 
 
 def stat(rows, key):
@@ -119,12 +118,12 @@ def fig11_jobs(seeds):
     jobs = []
     for s in F11_SCHEDS:
         v = Variant(f"{s}|250", {"connections[0].scheduler": s})
-        jobs += [("fig11", v.label, _apply(base, v).to_json(), seed) for seed in seeds]
+        jobs += [("fig11", v.label, apply(base, v).to_json(), seed) for seed in seeds]
     for rtt in F11_RTTS[:-1]:
         for s in F11_SWEEP_SCHEDS:
             v = Variant(f"{s}|{rtt}", {"connections[0].scheduler": s, "links[1].delay": f"{rtt / 2:g} ms",
                                         "links[1].queue": f"{20e6 * rtt / 1e3 / 8 / 1e3:g} KB"})
-            jobs += [("fig11", v.label, _apply(base, v).to_json(), seed) for seed in seeds]
+            jobs += [("fig11", v.label, apply(base, v).to_json(), seed) for seed in seeds]
     return jobs
 
 
@@ -190,7 +189,7 @@ def fig10_jobs(seeds):
     for case, ch in F10_VARIANTS.items():
         for s in F10_SCHEDS:
             v = Variant(f"{s}|{case}", {**ch, "connections[0].scheduler": s})
-            jobs += [("fig10a", v.label, _apply(base, v).to_json(), seed) for seed in seeds]
+            jobs += [("fig10a", v.label, apply(base, v).to_json(), seed) for seed in seeds]
     return jobs
 
 
@@ -234,7 +233,7 @@ def fig10_report(rows):
 
 # ------------------------------------------------------------------ diagnostics
 # Added after the primary results were seen (they explain them; no verdict depends on them).
-def diagnostics(seeds, workers):
+def diagnostics(ctx, seeds, workers):
     b10 = Scenario.from_toml(FIG10A)
     b11 = Scenario.from_toml(FIG11)
     down = F10_VARIANTS["down"]
@@ -250,9 +249,9 @@ def diagnostics(seeds, workers):
         Variant("bbr (uncoupled), arp, 250 ms", {"connections[0].cc": "bbr", "connections[0].scheduler": "arp"}),
         Variant("bbr (uncoupled), minrtt, 250 ms", {"connections[0].cc": "bbr", "connections[0].scheduler": "minrtt"}),
     ]
-    jobs = [("fig10a", v.label, _apply(b10, v).to_json(), sd) for v in d10 for sd in seeds]
-    jobs += [("fig11", v.label, _apply(b11, v).to_json(), sd) for v in d11 for sd in seeds]
-    rows = run_all(jobs, workers)
+    jobs = [("fig10a", v.label, apply(b10, v).to_json(), sd) for v in d10 for sd in seeds]
+    jobs += [("fig11", v.label, apply(b11, v).to_json(), sd) for v in d11 for sd in seeds]
+    rows = run_all(ctx, jobs, workers, "diagnostics")
     out = ("Fig. 10a scenario: is the surviving path's goodput after a link failure limited by the scheduler or by "
            "Coupled BBR? (goodput, Mbit/s; recovery as in R1)\n\n| variant | recovered within 2 s | goodput [10, 15] s | "
            "goodput [17, 30] s |\n|---|---|---|---|\n")
@@ -271,77 +270,46 @@ def diagnostics(seeds, workers):
     return out, len(jobs)
 
 
-def write_doc(generated: str) -> None:
-    write_generated(DOC, BEGIN, END, generated, ("# Seed 004 (AR&P scheduler): Fig. 11 and Fig. 10a, measured and reported\n\n"
-               "Seed 004 is Han et al., \"Leveraging Coupled BBR and Adaptive Packet Scheduling to Boost MPTCP\", "
-               "IEEE TWC 20(11), 2021. Scenarios: `scenarios/reproduce/seed004-fig11.toml` and "
-               "`scenarios/reproduce/seed004-fig10a.toml` (their headers hold every assumption and verdict rule). "
-               "Rerun with `.venv/bin/python scripts/reproduce_seed004_arp.py`.\n\n"))
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=int, default=5, help="seeds 1..N per point (default 5)")
-    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    ap.add_argument("--only", choices=["fig11", "fig10a"])
-    ap.add_argument("--no-write", action="store_true", help="print only; do not write the docs page")
-    ap.add_argument("--no-diagnostics", action="store_true", help="skip the diagnostic variants")
-    a = ap.parse_args()
-    seeds = list(range(1, a.seeds + 1))
-    t0 = time.time()
+def page(ctx: PageContext) -> Page:
+    seeds = ctx.seed_list(5)
+    workers = ctx.workers or min(2, os.cpu_count() or 1)
     jobs = []
-    if a.only in (None, "fig11"):
-        jobs += fig11_jobs(seeds)
-    if a.only in (None, "fig10a"):
-        jobs += fig10_jobs(seeds)
-    rows = run_all(jobs, a.workers)
-    gen = (f"Generated by `scripts/reproduce_seed004_arp.py` (seeds 1..{a.seeds} per point, 30 s runs, "
+    jobs += fig11_jobs(seeds)
+    jobs += fig10_jobs(seeds)
+    rows = run_all(ctx, jobs, workers, "Fig. 11 and Fig. 10a")
+    gen = (f"Generated by `mptcplab reproduce arp --page` (seeds 1..{len(seeds)} per point, 30 s runs, "
            f"start jitter [0, 500 ms); mean ± 95 % CI over seeds, Student t; ratios with a delta-method CI).\n\n")
     all_claims = []
-    if a.only in (None, "fig11"):
-        t_p, t_so, t_sg, t_red, claims = fig11_report([r for r in rows if r["kind"] == "fig11"])
-        all_claims += claims
-        sec = ("### Fig. 11 — `scenarios/reproduce/seed004-fig11.toml`\n\n"
-               "Two 20 Mbit/s paths, RTT 50 ms (path 1) and 250 ms (path 2), 1-BDP DropTail queues, no loss; "
-               "Coupled BBR. Out-of-order queue = connection-level `ooo_bytes` / 1448, averaged over the 100 ms "
-               "samples in [2 s, 30 s]; goodput over [2 s, 30 s].\n\n"
-               "At 250 ms, every scheduler:\n\n" + t_p +
-               "\nSweep of path 2's RTT (queue = 1 BDP of path 2), mean out-of-order queue, packets:\n\n" + t_so +
-               "\nGoodput over [2 s, 30 s], Mbit/s:\n\n" + t_sg +
-               "\nAR&P's reduction of the mean out-of-order queue (1 − AR&P / other):\n\n" + t_red +
-               "\nClaims:\n\n" + claims_md(claims) + "\n")
-        print(sec)
-        gen += sec
-    if a.only in (None, "fig10a"):
-        tables, claims = fig10_report([r for r in rows if r["kind"] == "fig10a"])
-        all_claims += claims
-        sec = ("### Fig. 10a — `scenarios/reproduce/seed004-fig10a.toml`\n\n"
-               "Two 20 Mbit/s, 50 ms RTT paths, 125 KB DropTail, Coupled BBR. At 15 s path 2 fails: its forward "
-               "loss steps from 0 to 10 % (primary), or its link goes down (variant). Recovery time = first sample "
-               "t ≥ 15 s whose goodput over [t, t + 1 s] is ≥ 16 Mbit/s, minus 15 s (— = never before 29 s). "
-               "minRTT is context only.\n\n"
-               "**Loss 0 → 10 % on path 2 at 15 s** (goodput in Mbit/s):\n\n" + tables["loss"][0] +
-               "\nMean goodput over 1 s windows, Mbit/s:\n\n" + tables["loss"][1] +
-               "\n**Path 2's link down at 15 s:**\n\n" + tables["down"][0] +
-               "\nMean goodput over 1 s windows, Mbit/s:\n\n" + tables["down"][1] +
-               "\nClaims:\n\n" + claims_md(claims) + "\n")
-        print(sec)
-        gen += sec
+    t_p, t_so, t_sg, t_red, claims = fig11_report([r for r in rows if r["kind"] == "fig11"])
+    all_claims += claims
+    sec = ("### Fig. 11 — `scenarios/reproduce/seed004-fig11.toml`\n\n"
+           "Two 20 Mbit/s paths, RTT 50 ms (path 1) and 250 ms (path 2), 1-BDP DropTail queues, no loss; "
+           "Coupled BBR. Out-of-order queue = connection-level `ooo_bytes` / 1448, averaged over the 100 ms "
+           "samples in [2 s, 30 s]; goodput over [2 s, 30 s].\n\n"
+           "At 250 ms, every scheduler:\n\n" + t_p +
+           "\nSweep of path 2's RTT (queue = 1 BDP of path 2), mean out-of-order queue, packets:\n\n" + t_so +
+           "\nGoodput over [2 s, 30 s], Mbit/s:\n\n" + t_sg +
+           "\nAR&P's reduction of the mean out-of-order queue (1 − AR&P / other):\n\n" + t_red +
+           "\nClaims:\n\n" + claims_md(claims) + "\n")
+    gen += sec
+    tables, claims = fig10_report([r for r in rows if r["kind"] == "fig10a"])
+    all_claims += claims
+    sec = ("### Fig. 10a — `scenarios/reproduce/seed004-fig10a.toml`\n\n"
+           "Two 20 Mbit/s, 50 ms RTT paths, 125 KB DropTail, Coupled BBR. At 15 s path 2 fails: its forward "
+           "loss steps from 0 to 10 % (primary), or its link goes down (variant). Recovery time = first sample "
+           "t ≥ 15 s whose goodput over [t, t + 1 s] is ≥ 16 Mbit/s, minus 15 s (— = never before 29 s). "
+           "minRTT is context only.\n\n"
+           "**Loss 0 → 10 % on path 2 at 15 s** (goodput in Mbit/s):\n\n" + tables["loss"][0] +
+           "\nMean goodput over 1 s windows, Mbit/s:\n\n" + tables["loss"][1] +
+           "\n**Path 2's link down at 15 s:**\n\n" + tables["down"][0] +
+           "\nMean goodput over 1 s windows, Mbit/s:\n\n" + tables["down"][1] +
+           "\nClaims:\n\n" + claims_md(claims) + "\n")
+    gen += sec
     n_diag = 0
-    if a.only is None and not a.no_diagnostics:
-        d, n_diag = diagnostics(seeds, a.workers)
+    if ctx.diagnostics:
+        d, n_diag = diagnostics(ctx, seeds, workers)
         sec = "### Diagnostics (added after the primary results were seen; no verdict depends on them)\n\n" + d + "\n"
-        print(sec)
         gen += sec
-    wall = time.time() - t0
-    gen += f"Wall time of this run: {wall:.0f} s for {len(jobs) + n_diag} runs with {a.workers} worker processes.\n"
-    print(f"wall time {wall:.0f} s, {len(jobs) + n_diag} runs")
-    print("verdicts: " + ", ".join(f"{c[0]} {ok(c[1])}" for c in all_claims))
-    if not a.no_write and a.only is None:
-        write_doc(gen)
-        RUNS.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {DOC.relative_to(REPO)} and {RUNS.relative_to(REPO)}")
-
-
-if __name__ == "__main__":
-    main()
+    gen += f"Runs: {len(jobs) + n_diag}.\n"
+    text = splice(ctx.previous, BEGIN, END, gen, PREAMBLE)
+    return Page(text, json.dumps(rows, indent=1, sort_keys=True) + "\n")

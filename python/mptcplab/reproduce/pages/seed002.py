@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
-"""Seed 002 (Łuczak, Ignaciuk, Morawski: MPTCP congestion control for streaming over two
+"""The seed 002 page (docs/reproductions/seed002.md). Seed 002 (Łuczak, Ignaciuk, Morawski: MPTCP congestion control for streaming over two
 LTE paths): a measured-and-reported reproduction of Table 1 (issue 5).
 
-    .venv/bin/python scripts/reproduce_seed002.py [--runs 30] [--workers 2] [--no-write]
+    mptcplab reproduce streaming --page [--reps 30] [--workers 2] [--no-diagnostics]
 
 Runs the committed scenario scenarios/reproduce/seed002-streaming-lte.toml (every
 assumption is in its header) with connections[0].cc = lia, olia, balia, wvegas, R runs
@@ -14,27 +13,26 @@ docs/reproductions/seed002-runs.json (the tabulated metrics of every primary run
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repro_lib import REPO, claims_md, ok, write_generated  # noqa: E402
+from ..._version import __version__
+from ...api import simulate
+from ...scenario import Scenario
+from ...stats import mean_ci
+from ..runner import scenario_path
+from ..streaming import CCS, NAMES, P1, P2, PAPER  # seed 002 Table 1
+from . import Page, PageContext
+from .common import claims_md, ok, pool, splice
 
-import mptcplab  # noqa: E402
-from mptcplab import Scenario  # noqa: E402
-from mptcplab.stats import mean_ci  # noqa: E402
+PROFILES: tuple[str, ...] = ()
+SCENARIO = scenario_path("reproduce/seed002-streaming-lte.toml")
+BEGIN, END = "<!-- generated:begin (mptcplab reproduce streaming --page) -->", "<!-- generated:end -->"
 
-SCENARIO = REPO / "scenarios/reproduce/seed002-streaming-lte.toml"
-DOC = REPO / "docs/reproductions/seed002.md"
-RUNS = REPO / "docs/reproductions/seed002-runs.json"
-from mptcplab.reproduce.streaming import CCS, NAMES, P1, P2, PAPER  # noqa: E402  (seed 002 Table 1)
 
-BEGIN, END = "<!-- generated:begin (scripts/reproduce_seed002.py) -->", "<!-- generated:end -->"
+def default_path(profile: str | None) -> str:
+    return "docs/reproductions/seed002.md"
+
 
 # (row label, metric key, paper key, digits)
 ROWS = [
@@ -70,17 +68,19 @@ EXTRA = [
 
 def _one(job: tuple[str, str, int]) -> dict[str, float]:
     cc, scenario_json, seed = job
-    res = mptcplab.simulate(Scenario.from_dict(json.loads(scenario_json)), seed=seed)
+    res = simulate(Scenario.from_dict(json.loads(scenario_json)), seed=seed)
     return {"cc": cc, "seed": seed, **{k: float(v) for k, v in res.metrics().items()}}
 
 
-def run_all(runs: int, workers: int, changes: dict | None = None) -> list[dict[str, float]]:
+def run_all(ctx: PageContext, runs: int, workers: int, changes: dict | None = None,
+            stage: str = "Table 1") -> list[dict[str, float]]:
     base = Scenario.from_toml(SCENARIO)
+    if ctx.profile:
+        base = base.with_("run.profile", ctx.profile)
     for path, value in (changes or {}).items():
         base = base.with_(path, value)
     jobs = [(cc, base.with_("connections[0].cc", cc).to_json(), s) for cc in CCS for s in range(1, runs + 1)]
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(_one, jobs))
+    return pool(ctx, _one, jobs, workers, stage)
 
 
 def stats(rows: list[dict], key: str) -> dict[str, tuple[float, float]]:
@@ -189,13 +189,13 @@ DIAG_ROWS = [
 ]
 
 
-def diagnostics(runs: int, workers: int) -> tuple[str, dict]:
+def diagnostics(ctx: PageContext, runs: int, workers: int) -> tuple[str, dict]:
     out = ("### Diagnostics (added after the primary results were seen; no verdict depends on them)\n\n"
            "The same file with the changes named, the same runs and metrics. The line under each table says what the "
            "three claims would read there.\n\n")
     all_rows = {}
     for label, changes in DIAGNOSTICS:
-        rows = run_all(runs, workers, changes)
+        rows = run_all(ctx, runs, workers, changes, label.split(":")[0])
         all_rows[label] = rows
         out += f"**{label}**\n\n| quantity | " + " | ".join(NAMES[c] for c in CCS) + " |\n|---|" + "---|" * len(CCS) + "\n"
         for name, key, digits in DIAG_ROWS:
@@ -205,39 +205,27 @@ def diagnostics(runs: int, workers: int) -> tuple[str, dict]:
     return out, all_rows
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=30, help="runs (seeds 1..R) per CC (default 30, the seed's)")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--no-write", action="store_true", help="print only; do not write the docs page")
-    ap.add_argument("--no-diagnostics", action="store_true", help="skip the diagnostic variants")
-    a = ap.parse_args()
-    t0 = time.time()
-    rows = run_all(a.runs, a.workers)
+def page(ctx: PageContext) -> Page:
+    runs = len(ctx.seed_list(30))
+    workers = ctx.workers or 2
+    rows = run_all(ctx, runs, workers)
     t = table(rows)
     _, cmd = claims(rows)
-    gen = (f"Generated by `scripts/reproduce_seed002.py` ({a.runs} runs of 10 s per CC, seeds 1..{a.runs}; "
-           f"mean ± 95 % CI over runs, Student t with {a.runs - 1} degrees of freedom; mptcplab "
-           f"{mptcplab.__version__}).\n\n" + t + "\nClaims (verdicts on the means, fixed in the scenario header "
+    gen = (f"Generated by `mptcplab reproduce streaming --page` ({runs} runs of 10 s per CC, seeds 1..{runs}; "
+           f"mean ± 95 % CI over runs, Student t with {runs - 1} degrees of freedom; mptcplab "
+           f"{__version__}).\n\n" + t + "\nClaims (verdicts on the means, fixed in the scenario header "
            "before the first run):\n\n" + cmd + "\n")
-    if not a.no_diagnostics:
-        d, _ = diagnostics(a.runs, a.workers)
+    if ctx.diagnostics:
+        d, _ = diagnostics(ctx, runs, workers)
         gen += d
-    print(gen)
-    print(f"[{time.time() - t0:.0f} s]", file=sys.stderr)
-    if not a.no_write:
-        write_generated(DOC, BEGIN, END, gen, preamble="# Seed 002 — streaming over two LTE paths (Table 1)\n\n")
-        keys = {"cc", "seed", "samples", "goodput_mbps", "frames", "frames_acked"}
-        for spec in [*(r[1] for r in ROWS), *(r[1] for r in EXTRA), *(r[1] for r in DIAG_ROWS)]:
-            keys.update(spec if isinstance(spec, tuple) else (spec,))
+    text = splice(ctx.previous, BEGIN, END, gen, preamble="# Seed 002 — streaming over two LTE paths (Table 1)\n\n")
+    keys = {"cc", "seed", "samples", "goodput_mbps", "frames", "frames_acked"}
+    for spec in [*(r[1] for r in ROWS), *(r[1] for r in EXTRA), *(r[1] for r in DIAG_ROWS)]:
+        keys.update(spec if isinstance(spec, tuple) else (spec,))
 
-        def slim(rs: list[dict]) -> list[dict]:
-            return [{k: (None if isinstance(v, float) and math.isnan(v) else float(f"{v:.5g}") if isinstance(v, float) else v)
-                     for k, v in r.items() if k in keys} for r in rs]
+    def slim(rs: list[dict]) -> list[dict]:
+        return [{k: (None if isinstance(v, float) and math.isnan(v) else float(f"{v:.5g}") if isinstance(v, float) else v)
+                 for k, v in r.items() if k in keys} for r in rs]
 
-        # The primary runs only (the diagnostics rerun in seconds).
-        RUNS.write_text(json.dumps(slim(rows), sort_keys=True, separators=(",", ":")) + "\n")
-
-
-if __name__ == "__main__":
-    main()
+    # The primary runs only (the diagnostics rerun in seconds).
+    return Page(text, json.dumps(slim(rows), sort_keys=True, separators=(",", ":")) + "\n")
