@@ -243,3 +243,19 @@ def test_version_and_help_exit_0_and_kernel_without_a_command_exits_2():
     assert helped.returncode == 0 and "--no-progress" in helped.stdout
     bare = run_cli("kernel")
     assert bare.returncode == 2 and "selftest" in bare.stderr
+
+
+def test_a_rich_table_on_a_narrow_terminal_crops_no_cell(monkeypatch):
+    import io
+
+    from mptcplab.cli.present import table
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("COLUMNS", "30")
+    out = Tty()
+    table(["flow", "scheduler", "goodput Mbit/s"], [["a-long-flow-name", "minrtt", "123.45"]], right={2}, stream=out)
+    text = out.getvalue()
+    assert "…" not in text and "a-long-flow-name" in text and "goodput Mbit/s" in text and "123.45" in text

@@ -38,10 +38,15 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
 
     t = Table(title=title, title_justify="left", header_style="bold", box=None, pad_edge=False)
     for i, h in enumerate(headers):
-        t.add_column(h, justify="right" if i in right else "left", no_wrap=i in right)
+        t.add_column(h, justify="right" if i in right else "left", no_wrap=True)
     for r in rows:
         t.add_row(*r)
-    Console(file=out).print(t)
+    # Never crop a cell: a table wider than the terminal is as wide as it needs (the
+    # terminal wraps its lines, as it does the plain table's).
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    console = Console(file=out)
+    console.width = max(console.width, sum(widths) + 2 * (len(widths) - 1))
+    console.print(t)
 
 
 class _Bar:
