@@ -152,7 +152,7 @@ impl Simulator {
         }
         let traced: Vec<bool> = plan.conns.iter().map(|c| trace.iter().any(|t| t == &c.cfg.name || t == "all")).collect();
         for (conn, &t) in conns.iter_mut().zip(&traced) {
-            conn.trace_sched = t;
+            conn.obs.trace_sched = t;
         }
         for t in trace {
             if t != "all" && !plan.conns.iter().any(|c| &c.cfg.name == t) {

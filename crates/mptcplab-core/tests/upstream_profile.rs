@@ -397,7 +397,7 @@ fn an_upstream_push_ends_at_its_data_frags_end_and_the_slow_first_shares_follow_
     use mptcplab_core::mptcp::upstream::DFRAG_DATA_BYTES;
     let sc = validate_point("topology1", "200 KB", "path4");
     let mut s = build(&sc, Some(1));
-    s.conns[0].trace_sched = true;
+    s.conns[0].obs.trace_sched = true;
     run_checked(&mut s, SimTime::from_secs(60));
     let pushes: Vec<_> = s.conns[0].poll_sched_trace().into_iter().filter(|r| r.kind == "push").collect();
     let path = |r: &mptcplab_core::mptcp::conn::SchedRecord| s.conns[0].subflows[r.subflow].path;
@@ -451,7 +451,7 @@ fn after_a_window_jump_the_slow_subflow_takes_one_burst_as_the_kernels_does_or_t
     let (mut kernels, mut own) = (0, 0);
     for seed in 1..=10 {
         let mut s = build(&sc, Some(seed));
-        s.conns[0].trace_sched = true;
+        s.conns[0].obs.trace_sched = true;
         run_checked(&mut s, SimTime::from_secs(60));
         let pushes: Vec<_> = s.conns[0].poll_sched_trace().into_iter().filter(|r| r.kind == "push" && r.at > SimTime::from_secs(5)).collect();
         let slow = |r: &mptcplab_core::mptcp::conn::SchedRecord| s.conns[0].subflows[r.subflow].path == 3;

@@ -46,7 +46,7 @@ impl Connection {
             let established = |s: &Subflow| s.state == SubState::Established && s.tx.st.srtt > SimTime::ZERO;
             let model = path_delay(subs.iter().enumerate().filter(|(_, s)| established(s)).map(|(j, s)| (s.tx.st.srtt, if Some(j) == via { theta } else { SimTime::ZERO })));
             let tau_via = via.and_then(|j| subs.get(j)).map_or(SimTime::ZERO, |s| s.tx.st.srtt);
-            self.delay_out.push(DelaySample { at: now, dsn: seg.dsn, len: seg.len, taken_at: seg.taken_at, via, theta, tau_via, model });
+            self.obs.delay_sample(DelaySample { at: now, dsn: seg.dsn, len: seg.len, taken_at: seg.taken_at, via, theta, tau_via, model });
             for s in self.subflows.iter_mut().filter(|s| established(s)) {
                 let srtt = s.tx.st.srtt;
                 s.tau.samples += 1;
@@ -57,9 +57,9 @@ impl Connection {
     }
 
     /// Delay samples since the last call, oldest first.
-    pub fn poll_delay_samples(&mut self) -> std::vec::Drain<'_, DelaySample> { self.delay_out.drain(..) }
+    pub fn poll_delay_samples(&mut self) -> std::vec::Drain<'_, DelaySample> { self.obs.poll_delay() }
 
     /// Delay samples wait to be collected.
     #[inline]
-    pub fn has_delay_samples(&self) -> bool { !self.delay_out.is_empty() }
+    pub fn has_delay_samples(&self) -> bool { self.obs.has_delay() }
 }

@@ -13,6 +13,7 @@
 //! | `receive.rs` | the receiving end: reassembly, receive memory, the reader, ACKs and windows |
 //! | `timers.rs` | which deadlines the engine schedules and what each does when it fires |
 //! | `delay.rs` | the streaming delay samples (seed 002) |
+//! | `observe.rs` | what the engine collects besides packets (`Observations`) |
 
 use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
 use super::rcvmem::{self, Admission, HeldSkb, RcvMem};
@@ -35,6 +36,7 @@ use std::collections::VecDeque;
 
 mod ack;
 mod delay;
+mod observe;
 mod receive;
 mod send;
 mod subflow;
@@ -44,6 +46,7 @@ mod timers;
 mod transmit;
 
 pub use delay::DelaySample;
+pub use observe::Observations;
 pub use subflow::{NetDrops, StatusChange, SubState, Subflow, SubflowStatus, TauStats};
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes.
@@ -149,18 +152,11 @@ pub struct Connection {
     pm_actions: Vec<PmAction>,
     /// Scratch: each subflow's segment count when `push` started.
     sent_before: Vec<u64>,
-    /// Status changes not yet collected by the engine (`poll_status_changes`).
-    status_changes: Vec<StatusChange>,
     /// Scratch: status notes drained from the scheduler.
     notes: Vec<StatusNote>,
-    /// Record each executed scheduler action in `sched_trace` (the engine sets this for
-    /// traced flows).
-    pub trace_sched: bool,
-    /// Executed scheduler actions not yet collected by the engine (`poll_sched_trace`).
-    sched_trace: Vec<SchedRecord>,
-    /// MP_PRIO signals (subflow, backup) not yet collected, for packet captures: Some
-    /// only while a capture is attached (`record_prio`).
-    prio_signals: Option<Vec<(usize, bool)>>,
+    /// What the engine collects besides packets (delay samples, the scheduler's trace,
+    /// status changes, MP_PRIO signals).
+    pub obs: Observations,
     advertised_edge: u64,
     /// `msk->old_wspace`: the window the last ACK announced (edge - DATA_ACK).
     old_wspace: u64,
@@ -168,8 +164,6 @@ pub struct Connection {
     app_timer: bool,
     /// The application's timer event, when one is scheduled.
     app_event_at: Option<SimTime>,
-    /// Delay samples not yet collected by the engine (`poll_delay_samples`).
-    delay_out: Vec<DelaySample>,
     /// Upstream stack: the MPTCP retransmit timer and the path manager's notification.
     pub up: MetaUp,
     /// What this connection's stack does (`cfg.stack.policy()`, chosen once here).
@@ -279,14 +273,10 @@ impl Connection {
             actions: Vec::new(),
             pm_actions: Vec::new(),
             sent_before: Vec::new(),
-            status_changes: Vec::new(),
             notes: Vec::new(),
-            trace_sched: false,
-            prio_signals: None,
-            sched_trace: Vec::new(),
+            obs: Observations::default(),
             app_timer,
             app_event_at: None,
-            delay_out: Vec::new(),
             up,
             rtx_scratch: Vec::new(),
             mem: Vec::new(),
@@ -327,31 +317,32 @@ impl Connection {
 
     /// Executed scheduler actions since the last call, oldest first (empty unless
     /// `trace_sched`).
-    pub fn poll_sched_trace(&mut self) -> std::vec::Drain<'_, SchedRecord> { self.sched_trace.drain(..) }
+    pub fn poll_sched_trace(&mut self) -> std::vec::Drain<'_, SchedRecord> { self.obs.poll_sched() }
 
     fn record_sched(&mut self, now: SimTime, sub: usize, kind: &'static str, dsn: u64, len: u32) {
-        if self.trace_sched {
-            let v = self.views.get(sub).copied().unwrap_or_default();
-            self.sched_trace.push(SchedRecord { at: now, subflow: sub, kind, dsn, len, cwnd: v.cwnd, in_flight: v.in_flight });
-        }
+        let views = &self.views;
+        self.obs.sched_decision(|| {
+            let v = views.get(sub).copied().unwrap_or_default();
+            SchedRecord { at: now, subflow: sub, kind, dsn, len, cwnd: v.cwnd, in_flight: v.in_flight }
+        });
     }
 
     /// Keep the MP_PRIO signals (`poll_prio_signals`): on while a packet capture is attached.
-    pub fn record_prio(&mut self, on: bool) { self.prio_signals = on.then(Vec::new); }
+    pub fn record_prio(&mut self, on: bool) { self.obs.record_prio(on); }
 
     /// MP_PRIO signals wait to be collected.
     #[inline]
-    pub fn has_prio_signals(&self) -> bool { self.prio_signals.as_ref().is_some_and(|v| !v.is_empty()) }
+    pub fn has_prio_signals(&self) -> bool { self.obs.has_prio() }
 
     /// MP_PRIO signals since the last call (subflow, backup), oldest first.
-    pub fn poll_prio_signals(&mut self) -> Vec<(usize, bool)> { self.prio_signals.as_mut().map(std::mem::take).unwrap_or_default() }
+    pub fn poll_prio_signals(&mut self) -> Vec<(usize, bool)> { self.obs.poll_prio() }
 
     /// Status changes since the last call, oldest first.
-    pub fn poll_status_changes(&mut self) -> std::vec::Drain<'_, StatusChange> { self.status_changes.drain(..) }
+    pub fn poll_status_changes(&mut self) -> std::vec::Drain<'_, StatusChange> { self.obs.poll_status() }
 
     /// Status changes wait to be collected.
     #[inline]
-    pub(crate) fn has_status_changes(&self) -> bool { !self.status_changes.is_empty() }
+    pub(crate) fn has_status_changes(&self) -> bool { self.obs.has_status() }
 
     fn ctl(&self, kind: PacketKind, i: usize, forward: bool, now: SimTime) -> Packet {
         let s = &self.subflows[i];

@@ -251,9 +251,7 @@ impl Connection {
         let Some(i) = self.subflows.iter().position(|s| s.path == path && s.state != SubState::Idle) else { return };
         for (k, s) in self.subflows.iter_mut().enumerate().filter(|(_, s)| s.path == path && s.state != SubState::Idle) {
             s.backup = backup;
-            if let Some(v) = self.prio_signals.as_mut() {
-                v.push((k, backup));
-            }
+            self.obs.prio_signal(k, backup);
         }
         self.update_status(now, i, "mp_prio");
     }
@@ -352,7 +350,7 @@ impl Connection {
             return;
         }
         if self.cfg.mptcp {
-            self.status_changes.push(StatusChange { at: now, subflow: i, path: s.path, from: s.status, to, reason });
+            self.obs.status_change(StatusChange { at: now, subflow: i, path: s.path, from: s.status, to, reason });
         }
         s.status = to;
     }

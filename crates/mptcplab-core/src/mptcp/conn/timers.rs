@@ -223,7 +223,7 @@ impl Connection {
                 self.stats.reinjections += 1;
                 self.stats.meta_rtx_segs += 1;
             }
-            if let (Some(&(d, _)), true) = (segs.first(), self.trace_sched) {
+            if let (Some(&(d, _)), true) = (segs.first(), self.obs.trace_sched) {
                 let len = segs.iter().map(|&(_, l)| l).sum();
                 self.record_sched(now, c, "meta_retrans", d, len);
             }
