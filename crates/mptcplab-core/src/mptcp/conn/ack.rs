@@ -117,13 +117,13 @@ impl Connection {
         if needs {
             self.refresh_siblings();
         }
-        let coupling = if needs { Coupling { me: self.order_pos[i], subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
+        let coupling = if needs { Coupling { me: self.walk.pos(i), subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
         f(&mut self.subflows[i].tx, &coupling)
     }
 
     pub(super) fn refresh_siblings(&mut self) {
         self.siblings.clear();
-        for s in self.order.iter().map(|&j| &self.subflows[j]) {
+        for s in self.walk.order().iter().map(|&j| &self.subflows[j]) {
             let t = &s.tx;
             self.siblings.push(SiblingView {
                 cwnd: t.st.cwnd,

@@ -14,13 +14,14 @@
 //! | `timers.rs` | which deadlines the engine schedules and what each does when it fires |
 //! | `delay.rs` | the streaming delay samples (seed 002) |
 //! | `observe.rs` | what the engine collects besides packets (`Observations`) |
+//! | `order.rs` | the order the subflows are walked in (`WalkOrder`) |
 
 use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
 use super::rcvmem::{self, Admission, HeldSkb, RcvMem};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowMem, SubflowView};
-use super::stack::{PmStart, SendMemory, Stack, StackPolicy, SubflowOrder};
+use super::stack::{PmStart, SendMemory, Stack, StackPolicy};
 use super::upstream::{self as up, MetaUp, SubflowUp};
 use crate::cc::{self, CongestionControl, Coupling, SiblingView};
 use crate::metrics::delay::{path_delay, PathDelay};
@@ -37,6 +38,7 @@ use std::collections::VecDeque;
 mod ack;
 mod delay;
 mod observe;
+mod order;
 mod receive;
 mod send;
 mod subflow;
@@ -47,6 +49,7 @@ mod transmit;
 
 pub use delay::DelaySample;
 pub use observe::Observations;
+use order::WalkOrder;
 pub use subflow::{NetDrops, StatusChange, SubState, Subflow, SubflowStatus, TauStats};
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes.
@@ -140,12 +143,9 @@ pub struct Connection {
     pub stats: ConnStats,
     views: Vec<SubflowView>,
     siblings: Vec<SiblingView>,
-    /// Subflow indices in creation order, and in the kernel's iteration order (newest
-    /// first: `mptcp_add_sock` links each new subflow at the head of the list), with the
-    /// position of each subflow in the latter (`siblings` follows that order).
-    created: Vec<usize>,
-    order: Vec<usize>,
-    order_pos: Vec<usize>,
+    /// The order the subflows are walked in (the kernel's `conn_list`); `siblings`
+    /// follows it.
+    walk: WalkOrder,
     /// Connection-level state of a coupled controller (Linux: the meta socket's CC).
     meta_cc: Cell<[u64; 2]>,
     actions: Vec<Action>,
@@ -266,9 +266,7 @@ impl Connection {
             stats: ConnStats::default(),
             views: Vec::new(),
             siblings: Vec::new(),
-            created: Vec::new(),
-            order: (0..routes.len()).collect(),
-            order_pos: (0..routes.len()).collect(),
+            walk: WalkOrder::new(routes.len()),
             meta_cc: Cell::new([0; 2]),
             actions: Vec::new(),
             pm_actions: Vec::new(),

@@ -114,7 +114,7 @@ impl Connection {
             };
             let (front, back) = snd.segs.as_slices();
             self.actions.clear();
-            self.sched.schedule(&SchedView { now, subflows: &self.views, order: &self.order, meta, segs: MetaSegs { front, back }, mem: &self.mem }, &mut self.actions);
+            self.sched.schedule(&SchedView { now, subflows: &self.views, order: self.walk.order(), meta, segs: MetaSegs { front, back }, mem: &self.mem }, &mut self.actions);
             self.sched.drain_status_notes(&mut self.notes);
             if !self.notes.is_empty() {
                 self.apply_status_notes(now);

@@ -229,7 +229,7 @@ impl Connection {
                 // The controller was built from the same name and options in `new`.
                 let Ok(s) = Subflow::new(&self.cfg, path, p, iss) else { return };
                 self.subflows.push(s);
-                self.order_pos.push(0);
+                self.walk.slot_added();
                 self.subflows.len() - 1
             }
             None => return,
@@ -277,16 +277,7 @@ impl Connection {
     }
 
     pub(super) fn send_syn(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
-        if !self.created.contains(&i) {
-            self.created.push(i);
-            let rest = (0..self.subflows.len()).filter(|j| !self.created.contains(j));
-            self.order = match self.policy.subflow_order {
-                SubflowOrder::OldestFirst => self.created.iter().copied().chain(rest).collect(),
-                SubflowOrder::NewestFirst => self.created.iter().rev().copied().chain(rest).collect(),
-            };
-            for (pos, &j) in self.order.iter().enumerate() {
-                self.order_pos[j] = pos;
-            }
+        if self.walk.connect(i, self.subflows.len(), self.policy.subflow_order) {
             if self.up.model_sndbuf {
                 // A new socket's sk_sndbuf is tcp_wmem[1], or the locked SO_SNDBUF
                 // (doubled, and copied to subflows by `sync_socket_options`).

@@ -176,8 +176,8 @@ impl Connection {
     pub(super) fn meta_retrans(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.meta_rtx_fired += 1;
         let (mut pick, mut backup, mut min_stale) = (None, None, u32::MAX);
-        for k in 0..self.order.len() {
-            let i = self.order[k];
+        for k in 0..self.walk.order().len() {
+            let i = self.walk.order()[k];
             // `__mptcp_subflow_active`: established (join complete), stale or not.
             if self.subflows[i].state != SubState::Established {
                 continue;
@@ -248,7 +248,7 @@ impl Connection {
     /// for sending again (`__mptcp_retransmit_pending_data`), then push.
     pub(super) fn chk_stale(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
         let active_max = up::STALE_LOSS_CNT.saturating_sub(1).max(1);
-        let alternative = self.order.iter().any(|&j| {
+        let alternative = self.walk.order().iter().any(|&j| {
             let t = &self.subflows[j];
             j != i && t.state == SubState::Established && !t.pf && t.up.stale_count < active_max
         });
