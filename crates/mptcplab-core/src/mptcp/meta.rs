@@ -263,6 +263,15 @@ pub struct MetaReceiver {
     /// `tcp.receive_memory = "skb"`: the MPTCP socket's skbs and the window they leave
     /// (then `rcvbuf` is its `sk_rcvbuf` in truesize bytes).
     pub skb: Option<RcvMem>,
+    /// The right edge the last ACK announced (DATA_ACK + window).
+    pub advertised_edge: u64,
+    /// `msk->old_wspace`: the window the last ACK announced (edge - DATA_ACK).
+    pub old_wspace: u64,
+    /// `tcp.receive_memory = "skb"`: a pull stopped at the gate with in-order data left
+    /// in a subflow since the last walk over every subflow. Only then can a walk move
+    /// anything (a subflow's data comes into order only by its own arrivals, each
+    /// followed by its own pull).
+    pub pull_stopped: bool,
 }
 
 /// The largest window a SYN or SYN-ACK can carry: its window field is never scaled
@@ -273,7 +282,7 @@ impl MetaReceiver {
     pub fn new(rcvbuf: u64) -> Self { Self::with_accounting(rcvbuf, BufferAccounting::Payload, 1448) }
 
     pub fn with_accounting(rcvbuf: u64, accounting: BufferAccounting, mss: u32) -> Self {
-        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, drop_ofo_beyond_edge: false, nodss_window: 0, accounting, mss: mss as u64, skb: None };
+        let mut r = MetaReceiver { rcv_nxt: 0, ooo: VecDeque::new(), ooo_bytes: 0, rcvbuf, unread: 0, read_total: 0, edge: 0, duplicate_bytes: 0, beyond_window: 0, drop_ofo_beyond_edge: false, nodss_window: 0, accounting, mss: mss as u64, skb: None, advertised_edge: 0, old_wspace: 0, pull_stopped: false };
         r.window_edge();
         r
     }

@@ -157,9 +157,6 @@ pub struct Connection {
     /// What the engine collects besides packets (delay samples, the scheduler's trace,
     /// status changes, MP_PRIO signals).
     pub obs: Observations,
-    advertised_edge: u64,
-    /// `msk->old_wspace`: the window the last ACK announced (edge - DATA_ACK).
-    old_wspace: u64,
     /// The application has a timer (a stream); checked first on the hot path.
     app_timer: bool,
     /// The application's timer event, when one is scheduled.
@@ -182,11 +179,6 @@ pub struct Connection {
     /// `run.join_jitter` and its random stream ("conn/<name>/join"): each join waits an
     /// offset drawn uniformly from [0, join_jitter). None: joins leave at once.
     join_jitter: Option<(SimTime, Rng)>,
-    /// `tcp.receive_memory = "skb"`: a pull stopped at the gate with in-order data left
-    /// in a subflow since the last walk over every subflow. Only then can a walk move
-    /// anything (a subflow's data comes into order only by its own arrivals, each
-    /// followed by its own pull).
-    pull_stopped: bool,
 }
 
 /// One executed scheduler action, for the per-decision trace: a `Send` that left
@@ -240,6 +232,7 @@ impl Connection {
         // Linux receive memory: the sender's MPTCP window starts at the SYN-ACK's 65 535 B
         // (`MetaReceiver::handshake_edge`, which `set_skb_memory` set).
         let edge0 = if rcv.skb.is_some() { rcv.edge() } else { rcv.window_edge() };
+        rcv.advertised_edge = edge0;
         let mut snd = MetaSender::new(sndbuf, edge0);
         snd.frag_charge = frags;
         snd.fill_window = policy.fill_window;
@@ -251,8 +244,6 @@ impl Connection {
         Ok(Connection {
             id,
             app: cfg.app.clone(),
-            advertised_edge: edge0,
-            old_wspace: 0,
             cfg,
             paths,
             iss,
@@ -282,7 +273,6 @@ impl Connection {
             policy,
             jiffy_phase: None,
             join_jitter: None,
-            pull_stopped: false,
         })
     }
 

@@ -150,7 +150,7 @@ impl Connection {
             return;
         }
         let Some((space, rx_empty, new_window)) = self.rcv.skb.as_ref().map(|m| (m.space(), m.rmem == 0, m.window())) else { return };
-        let cleanup = space > 0 && space >= 2 * self.old_wspace;
+        let cleanup = space > 0 && space >= 2 * self.rcv.old_wspace;
         for j in 0..self.subflows.len() {
             let s = &self.subflows[j];
             if s.state != SubState::Established {
@@ -188,7 +188,7 @@ impl Connection {
                 break;
             }
             if self.rcv.over() {
-                self.pull_stopped = true;
+                self.rcv.pull_stopped = true;
                 break;
             }
             s.held.pop_front();
@@ -208,10 +208,10 @@ impl Connection {
                 let n = self.rcv.unread;
                 self.rcv.read(n);
             }
-            if !self.pull_stopped {
+            if !self.rcv.pull_stopped {
                 break;
             }
-            self.pull_stopped = false;
+            self.rcv.pull_stopped = false;
             let mut moved = false;
             for j in 0..self.subflows.len() {
                 moved |= self.pull(j);
@@ -243,9 +243,9 @@ impl Connection {
         // MPTCP edge this ACK announces is DATA_ACK + that window unless it was further.
         let cap = self.subflows[i].rx.as_ref().and_then(|rx| rx.linux.as_ref()).map_or(u64::MAX, |l| l.rcv_ssthresh);
         let edge = self.rcv.window_edge_capped(cap);
-        self.advertised_edge = edge;
+        self.rcv.advertised_edge = edge;
         let data_ack = self.rcv.rcv_nxt;
-        self.old_wspace = edge.saturating_sub(data_ack);
+        self.rcv.old_wspace = edge.saturating_sub(data_ack);
         let s = &mut self.subflows[i];
         let Some(rx) = s.rx.as_mut() else { return };
         let mut p = Packet::new(PacketKind::Ack, self.id, i as u16, s.route_rev, 0);
@@ -298,7 +298,7 @@ impl Connection {
             return self.cleanup_rbuf(now, self.rcv.read_total - read_before, out);
         }
         let edge = self.rcv.window_edge();
-        if edge >= self.advertised_edge + 2 * self.cfg.tcp.mss as u64 {
+        if edge >= self.rcv.advertised_edge + 2 * self.cfg.tcp.mss as u64 {
             if let Some(i) = self.subflows.iter().position(|s| s.rx.is_some() && s.state == SubState::Established) {
                 self.send_ack(now, i, out);
             }
