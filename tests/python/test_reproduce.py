@@ -138,7 +138,7 @@ def test_every_run_of_an_experiment_is_told_to_the_progress_hook_in_order():
     assert told == [("exp1", k, 4) for k in range(1, 5)]
 
 
-@pytest.mark.parametrize("paper, profile, name", [
+PAGES = [
     ("lia-vs-tcp", None, "seed003"),
     ("rbpm", None, "seed001"),
     ("rbpm", "upstream", "seed001-upstream"),
@@ -147,7 +147,18 @@ def test_every_run_of_an_experiment_is_told_to_the_progress_hook_in_order():
     ("streaming", None, "seed002"),
     ("coupled-bbr", None, "seed004"),
     ("arp", None, "seed004-arp"),
-])
+]
+
+
+def test_every_page_reproduce_writes_is_checked_here_and_all_writes_them_all():
+    from mptcplab.reproduce.pages import every_page
+
+    assert every_page() == [(paper, profile) for paper, profile, _ in PAGES]
+    bad = run_cli("reproduce", "all", "--page", "--profile", "upstream")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --profile: "), bad.stderr
+
+
+@pytest.mark.parametrize("paper, profile, name", PAGES)
 def test_each_committed_page_regenerates_from_reproduce_with_the_same_figures(tmp_path, paper, profile, name):
     """One code path for the evidence (issue 13): the page and its per-run figures, run
     again by `mptcplab reproduce --page`, are the committed ones (the page's hand-written

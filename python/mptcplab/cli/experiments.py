@@ -137,7 +137,7 @@ def optimize(
 
 @app.command("reproduce")
 def reproduce(
-    paper: Annotated[Optional[str], typer.Argument(metavar="PAPER", help="mpcoa, rbpm, streaming, lia-vs-tcp or coupled-bbr")] = None,
+    paper: Annotated[Optional[str], typer.Argument(metavar="PAPER", help="mpcoa, rbpm, streaming, lia-vs-tcp or coupled-bbr; with --page also pcdc-hol, arp, or all (every page)")] = None,
     list_: Annotated[bool, typer.Option("--list", help="list the papers")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="shorter runs, fewer repetitions (CI)")] = False,
     reps: Annotated[Optional[int], typer.Option(metavar="N", help="repetitions per variant (seeds 1..N)")] = None,
@@ -175,14 +175,23 @@ def reproduce(
         for flag, given in (("--quick", quick), ("--out", out is not None), ("--no-report", no_report)):
             if given:
                 raise ScenarioError(flag, "belongs to a reproduction, not to --page (a page runs as it is written)")
+        from ..reproduce.pages import every_page
+
+        if paper == "all":  # every page under each profile it is written for
+            if page_file is not None or profile is not None:
+                raise ScenarioError("--page-file" if page_file is not None else "--profile",
+                                    "writes one page; `reproduce all --page` writes each to its place")
+            jobs = every_page()
+        else:
+            jobs = [(paper, profile.value if profile else None)]
         try:
-            where, wall = write_page(paper, out=page_file, seeds=reps, workers=workers,
-                                     diagnostics=not no_diagnostics, profile=profile.value if profile else None,
-                                     progress=bars)
+            for name, prof in jobs:
+                where, wall = write_page(name, out=page_file, seeds=reps, workers=workers,
+                                         diagnostics=not no_diagnostics, profile=prof, progress=bars)
+                print(f"wrote {where} ({wall:.0f} s wall)", file=sys.stderr)
         finally:
             if bars is not None:
                 bars.close()
-        print(f"wrote {where} ({wall:.0f} s wall)", file=sys.stderr)
         return
     try:
         rep, where = run_reproduction(paper, quick=quick, reps=reps, workers=workers, out=out,

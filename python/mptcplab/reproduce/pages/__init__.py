@@ -54,6 +54,17 @@ class Page:
     runs: str | None = None
 
 
+def every_page() -> list[tuple[str, str | None]]:
+    """(paper, profile) of every committed page: each page under its files' own profile,
+    and under every other profile it is written for."""
+    out: list[tuple[str, str | None]] = []
+    for paper, name in PAGES.items():
+        module = importlib.import_module(f".{name}", __name__)
+        out.append((paper, None))
+        out += [(paper, p) for p in getattr(module, "PROFILES", ()) if p != "out_of_tree"]
+    return out
+
+
 def runs_path(page: Path) -> Path:
     """Where a page's per-run figures go: `<page stem>-runs.json` beside it."""
     return page.with_name(f"{page.stem}-runs.json")
