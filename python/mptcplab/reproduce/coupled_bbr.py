@@ -15,7 +15,7 @@ from ..stats import mean_ci
 from . import Context
 from .checks import bar, ci_text, ratio_ci
 from .model import Claim, Figure, Reproduction, Table
-from .runner import Variant, Window, run_variants, scenario_path, values
+from .runner import Variant, Window, goodput_over, recovery_s, run_variants, scenario_path, values
 
 TABLE1 = "reproduce/seed004-table1.toml"
 FAIRNESS = "cc/coupled-bbr-fairness.toml"
@@ -54,22 +54,8 @@ class Recovery:
         self.event, self.target, self.end = event, target, end
 
     def __call__(self, result: Any) -> dict[str, Any]:
-        ts = result.timeseries.connections
-        ts = ts[ts.flow == "mptcp"].sort_values("time_s")
-        t, b = ts.time_s.to_numpy(), ts.bytes_delivered.to_numpy()
-
-        def at(x: float) -> int:
-            i = (t <= x + 1e-9).nonzero()[0]
-            return int(b[i[-1]]) if len(i) else 0
-
-        def gp(a: float, z: float) -> float:
-            return (at(z) - at(a)) * 8 / (z - a) / 1e6
-
-        rec = None
-        for x in t:
-            if x >= self.event - 1e-9 and x + 1.0 <= self.end + 1e-9 and gp(x, x + 1.0) >= self.target:
-                rec = float(x - self.event)
-                break
+        t, gp = goodput_over(result, "mptcp")
+        rec = recovery_s(t, gp, self.event, self.end, self.target)
         trace = [[float(x), gp(x, x + 1.0)] for x in t if x + 1.0 <= self.end + 1e-9 and abs(x * 2 - round(x * 2)) < 1e-6]
         return {"recovery_s": rec, "before": gp(max(0.0, self.event - 5.0), self.event),
                 "after": gp(self.event + 2.0, self.end), "trace": trace}

@@ -93,6 +93,32 @@ def window_subflow_goodput(result: Any, start: float, end: float) -> dict[str, f
     return {f"{k[0]}#{int(k[1])}": v for k, v in d.items()}
 
 
+def goodput_over(result: Any, flow: str) -> tuple[Any, Callable[[float, float], float]]:
+    """The flow's sample times, and its goodput over [a, z] in Mbit/s (connection-level
+    bytes delivered by the last sample at or before each end)."""
+    ts = result.timeseries.connections
+    ts = ts[ts.flow == flow].sort_values("time_s")
+    t, b = ts.time_s.to_numpy(), ts.bytes_delivered.to_numpy()
+
+    def at(x: float) -> int:
+        i = (t <= x + 1e-9).nonzero()[0]
+        return int(b[i[-1]]) if len(i) else 0
+
+    def gp(a: float, z: float) -> float:
+        return (at(z) - at(a)) * 8 / (z - a) / 1e6
+
+    return t, gp
+
+
+def recovery_s(t: Any, gp: Callable[[float, float], float], event: float, end: float, target: float) -> float | None:
+    """Seconds from `event` to the first sample whose goodput over the next second reaches
+    `target` (seed 004 Fig. 10a), or None before `end`."""
+    for x in t:
+        if x >= event - 1e-9 and x + 1.0 <= end + 1e-9 and gp(x, x + 1.0) >= target:
+            return float(x - event)
+    return None
+
+
 def _one(job: tuple[str, str, int, Measure]) -> dict[str, Any]:
     from ..api import simulate
     from ..scenario import Scenario

@@ -19,6 +19,14 @@ def variants_of(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(r["variant"] for r in rows))
 
 
+def by_variant(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The rows of each variant, variants in first-seen order."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["variant"], []).append(r)
+    return by
+
+
 def paired(a: list[float], b: list[float]) -> tuple[int, float, float]:
     """Seeds where a < b, and mean(a - b) with its 95 % CI half-width (paired t)."""
     d = [x - y for x, y in zip(a, b)]

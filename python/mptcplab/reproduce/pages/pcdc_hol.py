@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 from ...api import simulate
 from ...pcdc import measure_omega, sp_star, with_pcdc

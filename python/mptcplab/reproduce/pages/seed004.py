@@ -16,7 +16,7 @@ import json
 from ..checks import ratio_ci
 from ..runner import Variant, scenario_path
 from . import Page, PageContext
-from .common import claims_md, fmt, ok, run_window, splice
+from .common import by_variant, claims_md, fmt, run_window, splice
 from ...stats import mean_ci
 
 PROFILES: tuple[str, ...] = ()
@@ -135,9 +135,7 @@ def fig17a(ctx, seeds, workers):
                   **{f"links[{i}].loss": p for i in range(3)}}
             variants.append(Variant(f"{mp}|{p}", ch))
     rows = run_window(ctx, FIG17A, variants, seeds, WINDOW, workers, "Fig. 17a")
-    by = {}
-    for r in rows:
-        by.setdefault(r["variant"], []).append(r)
+    by = by_variant(rows)
     mp_s = {(mp, p): stat(by[f"{mp}|{p}"], lambda r: r["goodput"]["mptcp"]) for mp, _ in F17_PAIRS for p in F17_LOSS}
     bg_s = {(mp, p): stat(by[f"{mp}|{p}"], lambda r: sum(r["goodput"][f] for f in F17_BG)) for mp, _ in F17_PAIRS for p in F17_LOSS}
     ut_s = {(mp, p): stat(by[f"{mp}|{p}"], lambda r: sum(r["goodput"].values()) / 300.0) for mp, _ in F17_PAIRS for p in F17_LOSS}

@@ -19,10 +19,10 @@ import os
 from ...api import simulate
 from ...scenario import Scenario
 from ..checks import ratio_ci
-from ..runner import Variant, apply, scenario_path, window_goodput
+from ..runner import Variant, apply, goodput_over, recovery_s, scenario_path, window_goodput
 from . import Page, PageContext
 from ...stats import mean_ci
-from .common import claims_md, fmt, ok, pool, splice
+from .common import by_variant, claims_md, fmt, pool, splice
 
 PROFILES: tuple[str, ...] = ()
 FIG11 = scenario_path("reproduce/seed004-fig11.toml")
@@ -74,24 +74,8 @@ def _measure(args: tuple[str, str, str, int]) -> dict:
         row["ooo_pkts_max"] = float((w.ooo_bytes / MSS).max())
         row["goodput"] = window_goodput(res, *F11_WINDOW)["mptcp"]
     else:
-        t = ts.time_s.to_numpy()
-        b = ts.bytes_delivered.to_numpy()
-
-        def delivered_at(x: float) -> int:
-            i = (t <= x + 1e-9).nonzero()[0]
-            return int(b[i[-1]]) if len(i) else 0
-
-        def gp(a: float, z: float) -> float:
-            return (delivered_at(z) - delivered_at(a)) * 8 / (z - a) / 1e6
-
-        rec = None
-        for x in t:
-            if x < F10_EVENT - 1e-9 or x + 1.0 > DURATION + 1e-9:
-                continue
-            if gp(x, x + 1.0) >= F10_TARGET:
-                rec = float(x - F10_EVENT)
-                break
-        row["recovery_s"] = rec
+        t, gp = goodput_over(res, "mptcp")
+        row["recovery_s"] = recovery_s(t, gp, F10_EVENT, DURATION, F10_TARGET)
         row["gp_before"] = gp(10.0, F10_EVENT)
         row["gp_2s_after"] = gp(F10_EVENT, F10_EVENT + 2.0)
         row["gp_sustained"] = gp(F10_EVENT + 2.0, DURATION)
@@ -128,9 +112,7 @@ def fig11_jobs(seeds):
 
 
 def fig11_report(rows):
-    by = {}
-    for r in rows:
-        by.setdefault(r["variant"], []).append(r)
+    by = by_variant(rows)
     ooo = {k: stat(v, lambda r: r["ooo_pkts_mean"]) for k, v in by.items()}
     mx = {k: stat(v, lambda r: r["ooo_pkts_max"]) for k, v in by.items()}
     gp = {k: stat(v, lambda r: r["goodput"]) for k, v in by.items()}
@@ -194,9 +176,7 @@ def fig10_jobs(seeds):
 
 
 def fig10_report(rows):
-    by = {}
-    for r in rows:
-        by.setdefault(r["variant"], []).append(r)
+    by = by_variant(rows)
     tables, claims = {}, []
     for case in F10_VARIANTS:
         t = ("| scheduler | recovered within 2 s | recovery time per seed (s) | recovery time, mean (s) | "
