@@ -15,9 +15,9 @@ from pathlib import Path
 from ...errors import ScenarioError
 from ..runner import Ledger
 
-# paper -> page modules (one per profile a page is written for). A paper whose page
-# still comes from scripts/ is not here yet.
+# paper -> page module (each writes its page under every profile in its PROFILES).
 PAGES: dict[str, str] = {
+    "mpcoa": "seed000",
     "lia-vs-tcp": "seed003",
     "rbpm": "seed001",
     "pcdc-hol": "pcdc_hol",
@@ -48,10 +48,12 @@ class PageContext:
 
 @dataclass
 class Page:
-    """A page's Markdown and, when it keeps them, its per-run figures (JSON text)."""
+    """A page's Markdown and, when it keeps them, its per-run figures (JSON text) and other
+    files beside it (name -> text: figures, run reports)."""
 
     text: str
     runs: str | None = None
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def every_page() -> list[tuple[str, str | None]]:
@@ -95,4 +97,6 @@ def write_page(paper: str, out: str | Path | None = None, seeds: int | None = No
     where.write_text(result.text, encoding="utf-8")
     if result.runs is not None:
         runs_path(where).write_text(result.runs, encoding="utf-8")
+    for name, text in result.files.items():
+        (where.parent / name).write_text(text, encoding="utf-8")
     return where, time.monotonic() - t0

@@ -1,6 +1,6 @@
 """Acceptance 4 of issue 2 and its reported Linux-accounting variant, with 95 % CIs.
 
-    .venv/bin/python scripts/report_buffer_blocking.py [--seeds 10]
+    .venv/bin/python scripts/diagnostics/report_buffer_blocking.py [--seeds 10]
 
 Runs scenarios/rbpm-4path-a.toml under the default profile (Linux receive-buffer
 accounting) and again with payload accounting, each with the initial subflow on path1

@@ -2,7 +2,7 @@
 send buffer, in seed 001's two topologies with each initial path (in-kernel PM at limits
 8/8, reno, a 251 KB receive buffer = SO_RCVBUF 204 800 on the kernel). Simulator only.
 
-    .venv/bin/python scripts/upstream_send_buffer.py [--duration "60 s"] [--seed 1]
+    .venv/bin/python scripts/diagnostics/upstream_send_buffer.py [--duration "60 s"] [--seed 1]
 
 `auto` leaves `send_buffer` out (auto-tuned); the others set it, i.e. SO_SNDBUF(FORCE) on
 the kernel, which doubles it (docs/upstream-profile.md, "Send buffers").
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
 import mptcplab  # noqa: E402

@@ -1,7 +1,7 @@
 """Seed 001's two topologies under the out_of_tree profile: the old behaviour, the new
 base-kernel rules, and each rule switched off in turn (docs/out-of-tree-profile.md).
 
-Usage: .venv/bin/python scripts/oot_rules_ablation.py [--duration 60] [--markdown]
+Usage: .venv/bin/python scripts/diagnostics/oot_rules_ablation.py [--duration 60] [--markdown]
 Simulator only; rules come from source, never from the seed's figures (printed beside).
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 receive buffer and unbounded, N runs x D seconds each, the initial subflow stated, beside
 the simulator's figures for the same scenarios.
 
-    .venv/bin/python scripts/kernel_buffer_blocking.py [--runs 3] [--duration 60]
+    .venv/bin/python scripts/diagnostics/kernel_buffer_blocking.py [--runs 3] [--duration 60]
 
 "Unbounded" on the kernel is receive autotuning up to the per-namespace tcp_rmem max
 (6 MiB, docs/kernel.md); on the simulator, the default 6 MiB receive buffer. Kernel runs
@@ -16,7 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
 import mptcplab  # noqa: E402
