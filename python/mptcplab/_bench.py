@@ -78,6 +78,7 @@ def measure(runs: int, quick: bool, pcap: bool = False,
     duration = QUICK_DURATION if quick else None
     report: dict[str, Any] = {
         "version": _core.version(),
+        "model": _core.model(),
         "runs": runs,
         "quick": quick,
         "pcap": pcap,

@@ -75,7 +75,7 @@ def outputs(path: Path, seed: int, trace: bool, profile: str | None = None) -> I
         res = mptcplab.simulate(scn, seed=seed, duration=dur, trace=tfile if trace else None)
         for name in TABLES:  # a table the run does not have comes back empty
             yield name, _canonical(res.table(name))
-        meta = {k: v for k, v in res.meta.items() if k not in ("wall_s", "version")}
+        meta = {k: v for k, v in res.meta.items() if k not in ("wall_s", "version", "model")}
         yield "meta", json.dumps(meta, sort_keys=True, default=str) + "\n"
         if trace and tfile.exists():
             yield "trace", tfile.read_text(encoding="utf-8")

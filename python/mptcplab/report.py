@@ -356,10 +356,11 @@ def _plan_order(csv_path: Path, keys: list[str]) -> dict[tuple[str, ...], float]
 
 
 def _prefer(version: str, other: str) -> bool:
-    from ._version import __version__
+    from ._version import model_version
 
-    if version == __version__ or other == __version__:
-        return version == __version__
+    mine = model_version()  # the store's key: this build's version and model
+    if version == mine or other == mine:
+        return version == mine
     return _natural(version) > _natural(other)
 
 

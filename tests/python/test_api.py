@@ -26,7 +26,7 @@ EXPECTED_COLUMNS = {
     "links": {"time_s", "link", "direction", "queue_pkts", "queue_bytes", "sent_pkts", "delivered_pkts",
               "dropped_pkts", "rate_mbps"},
 }
-META_KEYS = {"version", "seed", "duration_s", "wall_s", "events", "data_segments_sent", "acks_sent", "scenario_name"}
+META_KEYS = {"version", "model", "seed", "duration_s", "wall_s", "events", "data_segments_sent", "acks_sent", "scenario_name"}
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from mptcplab.mpcoa import (
 from mptcplab.pcdc import measure_omega
 from mptcplab.sites import load_sites, subflow_labels
 from mptcplab.sweep import Plan
-from mptcplab.sweep.run import run_point
+from mptcplab.sweep.run import _version as _store_version, run_point
 
 from conftest import REPO, SCENARIOS, two_paths
 
@@ -158,7 +158,7 @@ def test_measure_omega_expands_paths_all_of_multihomed_hosts():
 # -- sweep marks ---------------------------------------------------------------------------------
 def test_marks_keep_the_delivered_bytes_at_sample_times():
     scn = Scenario.from_dict(two_paths("3 s"))
-    rec = run_point(scn.to_json(), mptcplab.__version__, (1.0, 3.0))
+    rec = run_point(scn.to_json(), _store_version(), (1.0, 3.0))
     res = mptcplab.simulate(scn)
     ts = res.timeseries.connections.set_index("time_s")
     assert rec["marks"]["flows"]["c0"] == [ts.loc[1.0, "bytes_delivered"], ts.loc[3.0, "bytes_delivered"]]
@@ -168,7 +168,7 @@ def test_marks_keep_the_delivered_bytes_at_sample_times():
     p1 = sf[(sf.path == "p1") & (sf.time_s > 1.0 + 1e-9) & (sf.srtt_ms > 0)]
     assert subs["mean_srtt_ms"][1] == pytest.approx(p1.srtt_ms.mean())
     with pytest.raises(ScenarioError) as e:
-        run_point(scn.to_json(), mptcplab.__version__, (1.05, 3.0))
+        run_point(scn.to_json(), _store_version(), (1.05, 3.0))
     assert e.value.field == "<marks>"
 
 

@@ -256,3 +256,10 @@ def test_the_seed000_page_runs_the_optimiser_and_writes_its_page_around_the_hand
     assert "were reused from the store" in again.text
     strip = [line for line in page.text.splitlines() if "wall time" not in line]
     assert [line for line in again.text.splitlines() if "wall time" not in line] == strip
+    import mptcplab._version as v
+
+    assert f"(model {v.__model__})" in page.text
+    monkeypatch.setattr(v, "__model__", "0123456789abcdef")  # another build: its store is not reused
+    other = seed000.page(ctx)
+    assert "were reused" not in other.text and "(model 0123456789abcdef)" in other.text
+    assert [line for line in other.text.splitlines() if "wall time" not in line] == strip

@@ -174,6 +174,31 @@ def test_version_mismatch_refuses_unless_asked(tmp_path, monkeypatch):
     assert list(mixed["version"]) == ["0.0.0-old"] * 2
 
 
+def test_points_of_another_build_of_the_same_version_are_not_taken_for_this_ones(tmp_path, monkeypatch):
+    """The store keys a point by the package version *and* the model (a hash of the core's
+    sources, build.rs): a sweep resumed after the model changed refuses the old points
+    (unless --allow-version-mix), although the version string is the same."""
+    import mptcplab._version as v
+
+    import re
+
+    from mptcplab import simulate
+
+    assert re.fullmatch(r"[0-9a-f]{16}", v.__model__)
+    assert simulate(Scenario.from_toml(REPO / "scenarios" / "multihomed.toml").with_("run.duration", "1 s")).meta["model"] \
+        == v.__model__
+    plan = load_plan(write_plan(tmp_path, 'repetitions = 2\n'))
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        m.setattr(v, "__model__", "0123456789abcdef")
+        old = run_sweep(plan, out=out, workers=1, progress=False, log=lambda _m: None)
+    assert list(old["version"]) == [f"{v.__version__}+0123456789abcdef"] * 2
+    with pytest.raises(VersionMixError) as info:
+        run_sweep(plan, out=out, workers=1, progress=False, log=lambda _m: None)
+    assert info.value.field == "--out" and "+0123456789abcdef" in info.value.message
+    assert v.model_version() in info.value.message
+
+
 def test_a_plan_with_backend_kernel_runs_its_points_in_the_driver_one_at_a_time(tmp_path, monkeypatch):
     """`backend = "kernel"` marks every point (Point.kernel, is_kernel's rule), keys it
     apart from the same scenario on the simulator, and run_sweep runs such points one

@@ -22,6 +22,9 @@ pub use scenario::{Scenario, ScenarioError};
 pub use world::Simulator;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The model's fingerprint: a hash of this crate's sources (build.rs). Two builds with the
+/// same value run the same model; results record it beside `VERSION`.
+pub const MODEL: &str = env!("MPTCPLAB_MODEL");
 
 /// Every component a scenario can name: (kind, name, one-line description).
 pub fn components() -> Vec<(&'static str, &'static str, &'static str)> {

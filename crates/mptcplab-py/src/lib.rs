@@ -31,6 +31,10 @@ fn parse_scenario(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Scenario> 
 #[pyfunction]
 fn version() -> &'static str { mptcplab_core::VERSION }
 
+/// The core's source fingerprint (`mptcplab_core::MODEL`).
+#[pyfunction]
+fn model() -> &'static str { mptcplab_core::MODEL }
+
 #[pyfunction]
 fn schema_json() -> String { Scenario::json_schema() }
 
@@ -247,6 +251,7 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     let st = sim.stats();
     let meta = PyDict::new(py);
     meta.set_item("version", mptcplab_core::VERSION)?;
+    meta.set_item("model", mptcplab_core::MODEL)?;
     meta.set_item("seed", seed)?;
     meta.set_item("duration_s", sim.now.secs_f64())?;
     meta.set_item("wall_s", wall)?;
@@ -439,6 +444,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PluginError", py.get_type::<PluginError>())?;
     plugins::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(model, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
     m.add_function(wrap_pyfunction!(rng_stream_state, m)?)?;

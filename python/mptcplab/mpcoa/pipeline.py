@@ -163,6 +163,7 @@ class OptimizeReport:
     timings: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     out: Path | None = None
+    model: str = ""  # the core's source fingerprint (`_version.__model__`)
 
     @property
     def labels(self) -> dict[str, str]:
@@ -180,6 +181,7 @@ class OptimizeReport:
             "format": 1,
             "tool": "mptcplab optimize",
             "version": self.version,
+            "model": self.model,
             "scenario": {"name": self.scenario_name, "source": self.scenario_source, "sha256": self.scenario_sha256},
             "options": self.options,
             "throughput_definition": (
@@ -357,7 +359,11 @@ def optimize_scenario(
     labels.update({p: lab for p, lab in subflow_labels(scn).items() if p in labels})
     bottleneck = classic_inputs(scn, sp)
     root = Path(out) if out is not None else Path("optimize") / scn.name
+    from .._version import __model__
+    from ..sweep.run import _version as store_version
+
     version = str(__version__)
+    stored_as = store_version()  # the sweeps' key: version and model
     options = {"reps": reps, "seed": base_seed, "seeds": seeds, "ccs": cc_list, "pms": pm_list,
                "grid": list(bs_grid), "delta": delta, "literal_eq11": literal_eq11, "warmup_s": warmup,
                "duration_s": dur_s, "omega_T_s": omega_T, "omega_warmup_s": omega_warmup,
@@ -371,7 +377,7 @@ def optimize_scenario(
         store = Store(where)
         out_ = []
         for p in plan.points():
-            found = store.find(p.scenario_hash, p.seed, version, allow_version_mix)
+            found = store.find(p.scenario_hash, p.seed, stored_as, allow_version_mix)
             if found is None:  # run_sweep stored every point or raised
                 raise ScenarioError("--out", f"point {p.index} missing from {where} after the sweep")
             out_.append((p, store.read(found)))
@@ -380,7 +386,7 @@ def optimize_scenario(
     def count(plan: Plan, where: Path) -> None:
         nonlocal ran, stored
         store = Store(where)
-        have = sum(1 for p in plan.points() if store.find(p.scenario_hash, p.seed, version, allow_version_mix))
+        have = sum(1 for p in plan.points() if store.find(p.scenario_hash, p.seed, stored_as, allow_version_mix))
         stored += have
         ran += len(plan.points()) - have
 
@@ -493,7 +499,7 @@ def optimize_scenario(
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))}
     report = OptimizeReport(
         scenario_name=scn.name, scenario_source=str(source) if source else None, scenario_sha256=scn.sha256(),
-        version=version, options=options,
+        version=version, model=__model__, options=options,
         subflows=[{"path": p, "label": labels[p], "bottleneck_mbit_s": bottleneck[p]} for p in sp],
         omega=omega, sp_star={CC_NAMES[cc]: [labels[p] for p in s] for cc, s in sp_stars.items()},
         fits=fits, coefficients=coef, optimum=opt, classic=classic_dict, points=points, timings=timings,

@@ -80,11 +80,12 @@ def reproduce(paper: str, quick: bool = False, reps: int | None = None, workers:
     ctx.ledger.progress = progress
     t0 = time.monotonic()
     rep: Reproduction = module.run(ctx)
-    from .._version import __version__
+    from .._version import __model__, __version__
 
     led = ctx.ledger
     rep.meta = {
         "mptcplab_version": __version__,
+        "model": __model__,
         "quick": quick,
         "runs": led.runs,
         "simulated_s": round(led.sim_seconds, 3),

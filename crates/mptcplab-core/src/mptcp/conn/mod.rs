@@ -15,6 +15,20 @@
 //! | `delay.rs` | the streaming delay samples (seed 002) |
 //! | `observe.rs` | what the engine collects besides packets (`Observations`) |
 //! | `order.rs` | the order the subflows are walked in (`WalkOrder`) |
+//!
+//! The parts of a connection and where each lives:
+//!
+//! * the **meta sender**: its state is `MetaSender` (`mptcp/meta/sender.rs`: data
+//!   sequence space, shared send buffer, mappings until DATA_ACK, reinjection queue); the
+//!   scheduling that fills subflows from it is `send.rs` with the `Scheduler` trait
+//!   (`mptcp/scheduler/`), reinjection and the MPTCP-level timers are `timers.rs` with
+//!   `MetaUp` (`mptcp/upstream.rs`);
+//! * the **meta receiver**: its state is `MetaReceiver` (`mptcp/meta/receiver.rs`:
+//!   reassembly, window edge, DATA_ACK) and `RcvMem` (`mptcp/rcvmem.rs`, Linux's skb
+//!   memory); `receive.rs` moves a subflow's data into it and sends the ACKs;
+//! * the **subflow state machine**: `subflow.rs`, over `tcp::SubflowTx`/`SubflowRx`;
+//! * what differs between stacks: `StackPolicy` (`mptcp/stack/`), read, never tested
+//!   by name.
 
 use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
 use super::rcvmem::{self, Admission, HeldSkb, RcvMem};
