@@ -727,7 +727,7 @@ impl Simulator {
                 }
                 // Linux receive memory: ACKed by the subflow and held in its receive queue
                 // until the MPTCP socket pulls it (mptcp/rcvmem.rs, M3).
-                for h in &s.held {
+                for h in s.held.iter() {
                     cover.push((h.dsn, h.dsn + h.len as u64));
                 }
             }

@@ -19,6 +19,7 @@
 //!   `tcp_data_queue_ofo`, `tcp_try_rmem_schedule`, `tcp_can_ingest`); the caller does
 //!   that with `Admission`.
 
+use crate::tcp::seq::before;
 use std::collections::{BTreeMap, VecDeque};
 
 /// `sizeof(struct skb_shared_info)` after `SKB_DATA_ALIGN` plus the headroom and
@@ -222,6 +223,59 @@ pub struct HeldSkb {
     pub cap: u32,
 }
 
+/// A subflow's receive queue under Linux receive memory: the skbs it received and the
+/// MPTCP socket has not pulled yet, in subflow sequence order (`sk_receive_queue` and its
+/// out-of-order queue as one), and their truesize (the subflow's `sk_rmem_alloc`). The
+/// connection admits a segment (M7), holds it, and pulls the in-order head into the
+/// MPTCP socket (M3, `__mptcp_move_skbs_from_subflow`).
+#[derive(Clone, Debug, Default)]
+pub struct HeldQueue {
+    skbs: VecDeque<HeldSkb>,
+    mem: u64,
+}
+
+impl HeldQueue {
+    /// Truesize bytes held (`sk_rmem_alloc`).
+    #[inline]
+    pub fn mem(&self) -> u64 { self.mem }
+
+    pub fn len(&self) -> usize { self.skbs.len() }
+
+    pub fn is_empty(&self) -> bool { self.skbs.is_empty() }
+
+    pub fn iter(&self) -> impl Iterator<Item = &HeldSkb> { self.skbs.iter() }
+
+    /// The head skb if it is in order for a subflow whose `rcv_nxt` is given (it starts
+    /// before `rcv_nxt`), i.e. the MPTCP socket may pull it.
+    #[inline]
+    pub fn in_order_head(&self, rcv_nxt: u32) -> Option<HeldSkb> {
+        self.skbs.front().copied().filter(|h| before(h.seq, rcv_nxt))
+    }
+
+    /// M7 for a segment that brings new data: whether the subflow takes it, against its
+    /// `sk_rcvbuf` (`admission`; in-order data waiting to be pulled counts).
+    pub fn admit(&self, sk_rcvbuf: u64, in_sequence: bool, rcv_nxt: u32) -> Admission {
+        admission(self.mem, sk_rcvbuf, in_sequence, self.in_order_head(rcv_nxt).is_some())
+    }
+
+    /// Hold a new skb (subflow sequence `seq`, `len` payload bytes, DSN `dsn`) at its
+    /// place in subflow sequence order, charged its truesize (M1).
+    pub fn hold(&mut self, seq: u32, len: u32, dsn: u64) {
+        let (truesize, cap) = skb_size(len);
+        let pos = self.skbs.iter().rposition(|h| before(h.seq, seq)).map_or(0, |p| p + 1);
+        self.skbs.insert(pos, HeldSkb { seq, len, dsn, truesize, cap });
+        self.mem += truesize as u64;
+    }
+
+    /// Take the head skb out (the MPTCP socket pulled it): its truesize is uncharged.
+    #[inline]
+    pub fn pop(&mut self) -> Option<HeldSkb> {
+        let h = self.skbs.pop_front()?;
+        self.mem -= h.truesize as u64;
+        Some(h)
+    }
+}
+
 /// M7: what a subflow over its `sk_rcvbuf` does with an arriving segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {
@@ -251,6 +305,35 @@ pub fn admission(held: u64, sk_rcvbuf: u64, in_sequence: bool, in_order_waiting:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_subflows_queue_keeps_sequence_order_charges_truesize_and_yields_only_its_in_order_head() {
+        let mut q = HeldQueue::default();
+        // Arrivals out of order, across the 32-bit wrap of the subflow sequence space.
+        let base = u32::MAX - 2_000;
+        q.hold(base.wrapping_add(2 * 1424), 1424, 30_000);
+        q.hold(base, 1424, 10_000);
+        q.hold(base.wrapping_add(1424), 100, 20_000);
+        let seqs: Vec<u32> = q.iter().map(|h| h.seq).collect();
+        assert_eq!(seqs, vec![base, base.wrapping_add(1424), base.wrapping_add(2 * 1424)], "sequence order across the wrap");
+        assert_eq!(q.mem(), 2 * 2304 + 832, "truesize buckets: 2 304 for 1 424 B, 832 for 100 B");
+        assert!(q.in_order_head(base).is_none(), "nothing before rcv_nxt = the head's seq");
+        assert_eq!(q.in_order_head(base.wrapping_add(1)).map(|h| h.dsn), Some(10_000));
+        assert_eq!(q.pop().map(|h| h.dsn), Some(10_000));
+        assert_eq!((q.len(), q.mem()), (2, 2304 + 832));
+        assert!(q.pop().is_some() && q.pop().is_some() && q.pop().is_none());
+        assert!(q.is_empty() && q.mem() == 0);
+    }
+
+    #[test]
+    fn a_subflow_over_its_buffer_drops_unless_the_segment_is_in_sequence_with_nothing_waiting() {
+        let mut q = HeldQueue::default();
+        q.hold(5_000, 1424, 0); // out of order for rcv_nxt = 1_000
+        assert_eq!(q.admit(1_000, false, 1_000), Admission::DropOutOfOrder, "2 304 > 1 000: over");
+        assert_eq!(q.admit(1_000, true, 1_000), Admission::Take, "in sequence, nothing in order waits");
+        assert_eq!(q.admit(1_000, true, 6_000), Admission::DropInSequence, "in sequence, but the head waits");
+        assert_eq!(q.admit(4_000, false, 6_000), Admission::Take, "under its buffer");
+    }
 
     #[test]
     fn truesize_follows_the_measured_buckets() {

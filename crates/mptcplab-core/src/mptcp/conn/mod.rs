@@ -24,14 +24,15 @@
 //!   (`mptcp/scheduler/`), reinjection and the MPTCP-level timers are `timers.rs` with
 //!   `MetaUp` (`mptcp/upstream.rs`);
 //! * the **meta receiver**: its state is `MetaReceiver` (`mptcp/meta/receiver.rs`:
-//!   reassembly, window edge, DATA_ACK) and `RcvMem` (`mptcp/rcvmem.rs`, Linux's skb
-//!   memory); `receive.rs` moves a subflow's data into it and sends the ACKs;
+//!   reassembly, window edge, DATA_ACK) and, under Linux's skb memory, `RcvMem` and each
+//!   subflow's `HeldQueue` (`mptcp/rcvmem.rs`); `receive.rs` moves a subflow's data into
+//!   it and sends the ACKs;
 //! * the **subflow state machine**: `subflow.rs`, over `tcp::SubflowTx`/`SubflowRx`;
 //! * what differs between stacks: `StackPolicy` (`mptcp/stack/`), read, never tested
 //!   by name.
 
 use super::meta::{MetaReceiver, MetaSender, VIA_NONE};
-use super::rcvmem::{self, Admission, HeldSkb, RcvMem};
+use super::rcvmem::{self, Admission, HeldQueue, RcvMem};
 use crate::app::App;
 use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowMem, SubflowView};
@@ -43,7 +44,7 @@ use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
 use crate::tcp::TimerOutcome;
 use crate::sim::TimerKind;
-use crate::tcp::seq::{after, before};
+use crate::tcp::seq::after;
 use crate::tcp::{AckDecision, BaseKernel, ReceiveMemory, SubflowRx, SubflowTx, TcpConfig};
 use crate::units::{Bandwidth, SimTime};
 use std::cell::Cell;

@@ -58,8 +58,7 @@ impl Connection {
         let Some(rx) = s.rx.as_mut() else { return };
         if after(pkt.seq.wrapping_add(pkt.len), rx.rcv_nxt) {
             let in_sequence = !after(pkt.seq, rx.rcv_nxt);
-            let waiting = s.held.front().is_some_and(|h| before(h.seq, rx.rcv_nxt));
-            match rcvmem::admission(s.held_mem, b, in_sequence, waiting) {
+            match s.held.admit(b, in_sequence, rx.rcv_nxt) {
                 Admission::Take => {}
                 Admission::DropInSequence => {
                     self.stats.rcvq_drops += 1;
@@ -72,14 +71,11 @@ impl Connection {
             }
         }
         if after(pkt.seq.wrapping_add(pkt.len), rx.rcv_nxt) {
-            rx.grow_window(pkt.len, !after(pkt.seq, rx.rcv_nxt), s.held_mem + rcvmem::truesize(pkt.len) as u64);
+            rx.grow_window(pkt.len, !after(pkt.seq, rx.rcv_nxt), s.held.mem() + rcvmem::truesize(pkt.len) as u64);
         }
         let o = rx.on_segment_psh(now, pkt.seq, pkt.len, pkt.psh);
         if o.new {
-            let (truesize, cap) = rcvmem::skb_size(pkt.len);
-            let pos = s.held.iter().rposition(|h| before(h.seq, pkt.seq)).map_or(0, |p| p + 1);
-            s.held.insert(pos, HeldSkb { seq: pkt.seq, len: pkt.len, dsn: pkt.dsn, truesize, cap });
-            s.held_mem += truesize as u64;
+            s.held.hold(pkt.seq, pkt.len, pkt.dsn);
             if self.cfg.delay_samples {
                 self.snd.note_arrival(pkt.dsn, i, pkt.ts);
             }
@@ -165,7 +161,7 @@ impl Connection {
                 continue;
             }
             // The receiver sends no data: never in ping-pong mode.
-            let mut ack = scheduled && (past_mss || (l.pushed != 0 && s.held_mem == 0));
+            let mut ack = scheduled && (past_mss || (l.pushed != 0 && s.held.mem() == 0));
             if !ack {
                 let now_win = l.rcv_wnd.saturating_sub(unacked as u64);
                 ack = 2 * now_win <= l.window_clamp() && new_window > 0 && new_window >= 2 * now_win;
@@ -183,16 +179,12 @@ impl Connection {
         let mut moved = false;
         let s = &mut self.subflows[i];
         let Some(rx) = s.rx.as_ref() else { return false };
-        while let Some(&h) = s.held.front() {
-            if !before(h.seq, rx.rcv_nxt) {
-                break;
-            }
+        while let Some(h) = s.held.in_order_head(rx.rcv_nxt) {
             if self.rcv.over() {
                 self.rcv.pull_stopped = true;
                 break;
             }
-            s.held.pop_front();
-            s.held_mem -= h.truesize as u64;
+            s.held.pop();
             self.rcv.take_skb(h.dsn, h.len, h.truesize, h.cap);
             moved = true;
         }

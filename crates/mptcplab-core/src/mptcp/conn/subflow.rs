@@ -126,9 +126,8 @@ pub struct Subflow {
     /// Stale state and send buffer (`StackPolicy::meta_retransmit_timer`, `subflow_send_memory`).
     pub up: SubflowUp,
     /// `tcp.receive_memory = "skb"`: skbs the subflow received and the MPTCP socket has
-    /// not pulled yet, in subflow sequence order, and their truesize (its `sk_rmem_alloc`).
-    pub held: VecDeque<HeldSkb>,
-    pub held_mem: u64,
+    /// not pulled yet (`rcvmem::HeldQueue`).
+    pub held: HeldQueue,
 }
 
 /// Data packets of one subflow dropped in the network, by cause: the ground truth a
@@ -210,8 +209,7 @@ impl Subflow {
             drops: NetDrops::default(),
             tau: TauStats::default(),
             up: SubflowUp::default(),
-            held: VecDeque::new(),
-            held_mem: 0,
+            held: HeldQueue::default(),
         })
     }
 }
