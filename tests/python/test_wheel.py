@@ -1,6 +1,8 @@
 """The wheel a user installs without a checkout (README "Install without a checkout").
 
-`maturin build --release` makes one abi3 wheel; it is installed into a fresh venv (no
+`maturin build` makes one abi3 wheel (here with the `checked` profile, whose build
+`./dev test` has just made, so CI compiles the core once; users' wheels use `release`,
+which differs only in optimisation and overflow checks); it is installed into a fresh venv (no
 system site packages) by pip with no Rust toolchain on PATH and binary packages only, then
 that venv's `mptcplab` runs the default scenario and draws one plot, from a directory
 outside the checkout so nothing is imported from python/ by accident.
@@ -67,10 +69,10 @@ def wheel(tmp_path_factory) -> Path:
     if shutil.which("cargo") is None and cargo_bin.is_dir():
         env["PATH"] = f"{cargo_bin}{os.pathsep}{env.get('PATH', '')}"
     start = time.monotonic()
-    proc = subprocess.run([str(maturin), "build", "--release", "--out", str(out)], cwd=REPO, env=env,
+    proc = subprocess.run([str(maturin), "build", "--profile", "checked", "--out", str(out)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    print(f"maturin build --release: {time.monotonic() - start:.1f} s")
+    print(f"maturin build --profile checked: {time.monotonic() - start:.1f} s")
     wheels = list(out.glob("mptcplab-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
