@@ -78,6 +78,11 @@ pub struct LinkDir {
     /// `links[].jitter`: the bound of the extra per-packet delay and its own stream (so
     /// that a link without jitter draws exactly what it drew before).
     jitter: Option<(SimTime, Rng)>,
+    /// The last serialisation time computed, `(wire bytes, rate bits, time)`: a direction
+    /// carries mostly one size (full data segments one way, ACKs the other), and the
+    /// division and float rounding of `Bandwidth::tx_time` were a fifth of `offer` (perf,
+    /// S1). Keyed by the rate too, so a rate change (`apply`, or a caller) misses it.
+    tx_memo: (u32, u64, SimTime),
     pub epoch: u32,
     pub stats: LinkStats,
     pub changes: Vec<LinkChange>,
@@ -100,6 +105,7 @@ impl LinkDir {
             busy_until: SimTime::ZERO,
             last_arrive: SimTime::ZERO,
             jitter: None,
+            tx_memo: (u32::MAX, 0, SimTime::ZERO),
             epoch: 0,
             stats: LinkStats::default(),
             changes: Vec::new(),
@@ -108,6 +114,16 @@ impl LinkDir {
 
     /// Add an extra delay per packet, uniform in [0, `bound`), drawn from `rng`.
     pub fn set_jitter(&mut self, bound: SimTime, rng: Rng) { self.jitter = Some((bound, rng)); }
+
+    /// `self.rate.tx_time(bytes)`, remembered for the last size and rate.
+    #[inline]
+    fn tx_time(&mut self, bytes: u32) -> SimTime {
+        let rate = self.rate.0.to_bits();
+        if self.tx_memo.0 != bytes || self.tx_memo.1 != rate {
+            self.tx_memo = (bytes, rate, self.rate.tx_time(bytes));
+        }
+        self.tx_memo.2
+    }
 
     /// Move `queued_from` past packets whose transmission has ended by `now`.
     fn settle(&mut self, now: SimTime) {
@@ -152,7 +168,7 @@ impl LinkDir {
             return Offer::DroppedQueue;
         }
         let tx_start = self.busy_until.max(now);
-        let tx_end = tx_start + self.rate.tx_time(pkt.wire_bytes);
+        let tx_end = tx_start + self.tx_time(pkt.wire_bytes);
         let extra = match &mut self.jitter {
             Some((bound, rng)) => SimTime::from_ns((rng.next_f64() * bound.ns() as f64) as u64),
             None => SimTime::ZERO,

@@ -3,6 +3,7 @@
 //! `mptcp_write_xmit`), carried out on the subflows.
 
 use super::*;
+use crate::mptcp::scheduler::{has_space, Candidate, MinRtt};
 
 impl Connection {
     /// Send what the windows allow: subflow retransmissions, queued data, then what the
@@ -93,6 +94,20 @@ impl Connection {
             // that queues data on subflows (upstream) is asked regardless.
             if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) && !self.sched.queues_data() {
                 break;
+            }
+            // minRTT's choice for new data reads four facts per subflow: read them straight
+            // from the subflows instead of building every view (the views' other fields
+            // serve its other branches, the other schedulers and the trace). The same
+            // `pick`, so the same choice: `MinRtt::schedule` sends new data on it, or
+            // nothing, and records no status.
+            if reinject.is_none() && new_data && !self.obs.trace_sched && matches!(self.sched, AnyScheduler::MinRtt(_)) {
+                let want = next.unwrap_or(mss) as u64;
+                let subs = &self.subflows;
+                let pick = MinRtt::pick_by(self.walk.order(), 0, |i| subs[i].candidate(now, want));
+                match pick {
+                    Ok(Some(sub)) if self.send_on(now, sub, Segment::New, out) => continue,
+                    _ => break,
+                }
             }
             self.build_views(now, next.unwrap_or(mss) as u64);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
@@ -211,6 +226,7 @@ impl Connection {
     }
 
     /// Snapshot the subflows for the scheduler; `want` is the size of the next segment.
+    /// (`Subflow::candidate` reads the same fields for minRTT's fast path.)
     pub(super) fn build_views(&mut self, now: SimTime, want: u64) {
         self.views.clear();
         let rates = self.sched.needs_rates();
@@ -329,5 +345,21 @@ pub(super) fn penalise(st: &mut crate::cc::CcState, base: BaseKernel) {
     };
     if halve {
         st.ssthresh = (st.ssthresh >> 1).max(2);
+    }
+}
+
+impl Subflow {
+    /// What minRTT's selectors read of the subflow, as `build_views` would put it in its
+    /// `SubflowView` (`SubflowView::candidate`); `want`: the next segment's size.
+    #[inline]
+    pub(super) fn candidate(&self, now: SimTime, want: u64) -> Candidate {
+        let t = &self.tx;
+        let wnd_ok = t.outstanding_bytes() + self.queued_bytes + want <= t.snd_wnd;
+        Candidate {
+            established: self.state == SubState::Established && !self.pf,
+            backup: self.backup,
+            has_space: has_space(t.st.ca_state, t.in_flight(), self.queued_bytes, t.cfg.mss, t.st.cwnd, t.pacing_ok(now), wnd_ok),
+            srtt: t.st.srtt,
+        }
     }
 }

@@ -130,12 +130,33 @@ impl Default for SubflowView {
     }
 }
 
+/// `mptcp_is_temp_unavailable` window checks: Loss state or no cwnd space (queued bytes
+/// count as packets, rounded up), and the pacer and the subflow's window allow a send.
+#[inline]
+pub fn has_space(ca_state: CaState, in_flight: u32, queued_bytes: u64, mss: u32, cwnd: u32, pacing_ok: bool, wnd_ok: bool) -> bool {
+    let queued_pkts = queued_bytes.div_ceil(mss.max(1) as u64) as u32;
+    ca_state != CaState::Loss && in_flight + queued_pkts < cwnd && pacing_ok && wnd_ok
+}
+
+/// What minRTT's selectors read of a subflow: from its `SubflowView`, or read straight
+/// from the subflow by the connection's fast path for new data (`Connection::push_written`),
+/// which skips building the views.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    pub established: bool,
+    pub backup: bool,
+    pub has_space: bool,
+    pub srtt: SimTime,
+}
+
 impl SubflowView {
     /// `mptcp_is_temp_unavailable` window checks: Loss state or no cwnd space.
     pub fn has_space(&self) -> bool {
-        let queued_pkts = self.queued_bytes.div_ceil(self.mss.max(1) as u64) as u32;
-        self.ca_state != CaState::Loss && self.in_flight + queued_pkts < self.cwnd && self.pacing_ok && self.wnd_ok
+        has_space(self.ca_state, self.in_flight, self.queued_bytes, self.mss, self.cwnd, self.pacing_ok, self.wnd_ok)
     }
+    /// What minRTT's selectors read of it.
+    #[inline]
+    pub fn candidate(&self) -> Candidate { Candidate { established: self.established, backup: self.backup, has_space: self.has_space(), srtt: self.srtt } }
     pub fn available(&self) -> bool { self.established && self.has_space() }
     /// A segment handed to this subflow now leaves now: neither the pacer nor the
     /// subflow's window holds it. (The simulator has no subflow send queue for `Send`,
@@ -306,17 +327,23 @@ impl MinRtt {
     /// `<`, first wins ties). `Err(())` means "wait": an unused active subflow exists but
     /// is only temporarily unavailable.
     pub fn pick(subs: &[SubflowView], order: &[usize], path_mask: u64) -> Result<Option<usize>, ()> {
-        let (best, force) = Self::selectors(subs, order, path_mask, false);
+        Self::pick_by(order, path_mask, |i| subs[i].candidate())
+    }
+
+    /// `pick` over what `cand(i)` says of subflow i.
+    #[inline]
+    pub fn pick_by(order: &[usize], path_mask: u64, cand: impl Fn(usize) -> Candidate) -> Result<Option<usize>, ()> {
+        let (best, force) = Self::selectors(order, path_mask, false, &cand);
         if force {
             return best.map(Some).ok_or(());
         }
-        let (best_backup, force) = Self::selectors(subs, order, path_mask, true);
+        let (best_backup, force) = Self::selectors(order, path_mask, true, &cand);
         if force {
             return best_backup.map(Some).ok_or(());
         }
         // Nothing unused: the segment was sent everywhere; retry as if it never was.
         if path_mask != 0 {
-            if let (Some(b), _) = Self::selectors(subs, order, 0, false) {
+            if let (Some(b), _) = Self::selectors(order, 0, false, &cand) {
                 return Ok(Some(b));
             }
         }
@@ -326,17 +353,18 @@ impl MinRtt {
     /// `get_subflow_from_selectors` over the active (or backup) subflows: returns the
     /// choice and `force` (an unused subflow was chosen, or none was but an unused one is
     /// only temporarily unavailable).
-    fn selectors(subs: &[SubflowView], order: &[usize], path_mask: u64, backup: bool) -> (Option<usize>, bool) {
-        let mut best: Option<usize> = None;
+    #[inline]
+    fn selectors(order: &[usize], path_mask: u64, backup: bool, cand: &impl Fn(usize) -> Candidate) -> (Option<usize>, bool) {
+        let mut best: Option<(usize, SimTime)> = None;
         let mut best_unused = false;
         let mut unused_temp_unavail = false;
         for &i in order {
-            let s = &subs[i];
+            let s = cand(i);
             if s.backup != backup || !s.established {
                 continue;
             }
             let unused = path_mask & (1 << i) == 0;
-            if !s.has_space() {
+            if !s.has_space {
                 unused_temp_unavail |= unused;
                 continue;
             }
@@ -345,13 +373,14 @@ impl MinRtt {
             }
             let better = match best {
                 None => true,
-                Some(b) => (unused && !best_unused) || s.srtt < subs[b].srtt,
+                Some((_, b_srtt)) => (unused && !best_unused) || s.srtt < b_srtt,
             };
             if better {
-                best = Some(i);
+                best = Some((i, s.srtt));
                 best_unused = unused;
             }
         }
+        let best = best.map(|(i, _)| i);
         (best, best_unused || (best.is_none() && unused_temp_unavail))
     }
 
