@@ -208,13 +208,18 @@ def reproduce(
 
 @app.command("bench")
 def bench(
+    suite: Annotated[str, typer.Option(metavar="NAME", help="model (default): the simulator's own scenarios and targets; htsim: side by side with htsim (S1, S2, S3)")] = "model",
+    scenario: Annotated[Optional[list[str]], typer.Option("--scenario", metavar="NAME", help="--suite htsim: run only this scenario (repeatable): s1, s2, s3-tcp-N, s3-mptcp-N (N = 1, 10, 100, 1000)")] = None,
     runs: Annotated[Optional[int], typer.Option(help="runs per scenario (default 5, 3 with --quick)")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="10 s of simulated time instead of 60 s")] = False,
-    json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="also write the figures as JSON")] = None,
-    pcap: Annotated[bool, typer.Option("--pcap", help="write packet captures in every run (their cost; docs/pcap.md)")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="model suite: 10 s of simulated time instead of 60 s")] = False,
+    duration: Annotated[Optional[str], typer.Option(metavar="TIME", help="--suite htsim: simulate this long instead (e.g. \"60 s\"), in both simulators")] = None,
+    htsim: Annotated[Optional[str], typer.Option(metavar="PATH", help="--suite htsim: also run this htsim_bench, paired with mptcplab (A B A B ...), and give the ratios")] = None,
+    json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="also write the figures as JSON (the medians; with --suite htsim every run too)")] = None,
+    plot: Annotated[Optional[str], typer.Option(metavar="FILE", help="--suite htsim: draw S3's ns per packet against N (.svg, .png or .pdf)")] = None,
+    pcap: Annotated[bool, typer.Option("--pcap", help="model suite: write packet captures in every run (their cost; docs/pcap.md)")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar on stderr")] = False,
 ) -> None:
-    """benchmark the simulator on two fixed scenarios"""
+    """benchmark the simulator: its own scenarios, or side by side with htsim (--suite htsim)"""
     from .._bench import run_bench
 
     bar = None
@@ -227,7 +232,8 @@ def bench(
 
     try:
         code = run_bench(runs=runs, quick=quick, json_out=json_out, pcap=pcap,
-                         progress=progress if progress_enabled(no_progress) else None)
+                         progress=progress if progress_enabled(no_progress) else None,
+                         suite=suite, scenarios=scenario, duration=duration, htsim=htsim, plot=plot)
     finally:
         if bar is not None:
             bar.close()
