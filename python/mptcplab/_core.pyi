@@ -136,4 +136,7 @@ def simulate(
       {"meta": {...}, "summary": {col: list}, "subflow_summary": {...},
        "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...},
        "delay_samples": {...}, "frames": {...}}
+    In the time series (subflows, connections, links) a numeric column comes packed, as
+    `(typecode, bytes)` ("d": float64, "q": int64, native order, Python's `array`
+    typecodes); `result.unpack_column` turns it into a list or a numpy array.
     """

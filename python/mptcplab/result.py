@@ -26,9 +26,30 @@ TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events", "d
 FORMAT_VERSION = 2
 
 
+def _packed(v: Any) -> bool:
+    return isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], (bytes, bytearray))
+
+
+def unpack_column(v: Any, as_array: bool = False) -> Any:
+    """A core column as it is used: the time series' numeric columns come packed,
+    `(typecode, bytes)` (_core.pyi), 8 bytes a value instead of a Python object each.
+    `as_array`: a numpy array (int64 or float64, the dtypes pandas gives the same values
+    as lists), else a list of Python ints or floats. Other columns pass through."""
+    if not _packed(v):
+        return v
+    code, data = v
+    if as_array:
+        import numpy as np
+
+        return np.frombuffer(data, dtype=np.float64 if code == "d" else np.int64)
+    from array import array
+
+    return array(code, data).tolist()
+
+
 def _frame(columns: Any) -> pd.DataFrame:
-    """Core columns (dict of equal-length lists or arrays) -> DataFrame. Unknown extra
-    columns are kept as they come."""
+    """Core columns (dict of equal-length lists, arrays or packed columns) -> DataFrame.
+    Unknown extra columns are kept as they come."""
     import pandas as pd
 
     if columns is None:
@@ -37,7 +58,7 @@ def _frame(columns: Any) -> pd.DataFrame:
         return columns
     if not isinstance(columns, Mapping):
         raise TypeError(f"expected a dict of columns from the core, got {type(columns).__name__}")
-    return pd.DataFrame({str(k): v for k, v in columns.items()})
+    return pd.DataFrame({str(k): unpack_column(v, as_array=True) for k, v in columns.items()})
 
 
 def _plain_meta(meta: Any) -> dict[str, Any]:
@@ -138,7 +159,7 @@ class Result:
     def columns(self, name: str) -> dict[str, list[Any]]:
         """A table as a dict of column lists (no pandas needed for results of a run)."""
         if name in self._columns:
-            return {str(k): list(v) for k, v in self._columns[name].items()}
+            return {str(k): list(unpack_column(v)) for k, v in self._columns[name].items()}
         frame = self.table(name)
         return {str(k): frame[k].tolist() for k in frame.columns}
 
@@ -146,7 +167,10 @@ class Result:
         if name in self._frames:
             return len(self._frames[name])
         cols = self._columns.get(name) or {}
-        return len(next(iter(cols.values()))) if cols else 0
+        if not cols:
+            return 0
+        first = next(iter(cols.values()))
+        return len(first[1]) // 8 if _packed(first) else len(first)
 
     @property
     def summary(self) -> pd.DataFrame:

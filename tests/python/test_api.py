@@ -289,3 +289,29 @@ def test_tracing_an_unknown_flow_is_a_scenario_error(tmp_path):
     with pytest.raises(mptcplab.ScenarioError) as info:
         mptcplab.simulate(minimal("1 s"), trace=tmp_path / "t.csv", trace_flows=["nope"])
     assert "nope" in info.value.message
+
+
+def test_time_series_come_packed_from_the_core_and_unpack_to_the_same_values_and_dtypes():
+    # Issue 14: the time series' numeric columns cross from the core as (typecode, bytes),
+    # 8 bytes a value; tables, column lists and row counts read them as before.
+    from mptcplab import _core
+    from mptcplab.result import unpack_column
+
+    scn = Scenario.default().with_duration("3 s")
+    raw = _core.simulate(scn.to_json(), None, None, None, None)
+    subs = raw["subflows"]
+    assert subs["cwnd_pkts"][0] == "q" and subs["srtt_ms"][0] == "d"
+    assert isinstance(subs["flow"], list)
+    n = len(subs["flow"])
+    assert n > 0 and len(subs["time_s"][1]) == 8 * n
+    cwnd = unpack_column(subs["cwnd_pkts"])
+    assert all(type(v) is int for v in cwnd) and max(cwnd) > 0
+    assert all(type(v) is float for v in unpack_column(subs["time_s"]))
+    res = mptcplab.simulate(scn)
+    frame = res.timeseries.subflows
+    assert str(frame["cwnd_pkts"].dtype) == "int64" and str(frame["srtt_ms"].dtype) == "float64"
+    assert frame["cwnd_pkts"].tolist() == cwnd
+    assert res.columns("subflows")["cwnd_pkts"] == cwnd
+    assert res.num_rows("subflows") == n == len(frame)
+    # Names are shared objects, one per flow, equal to the summary's.
+    assert set(subs["flow"]) <= set(res.summary["flow"])
