@@ -381,7 +381,7 @@ impl Simulator {
         pkt.hop += 1;
         let route = &self.routes[pkt.route as usize];
         if (pkt.hop as usize) < route.hops.len() {
-            self.offer(pkt);
+            self.offer(&pkt);
         } else {
             let c = pkt.conn as usize;
             if self.pcap.is_some() {
@@ -400,7 +400,9 @@ impl Simulator {
         }
     }
 
-    fn offer(&mut self, pkt: Packet) {
+    /// By reference: a packet is 88 bytes, and each copy on the way from the outbox to
+    /// the link's ring cost (issue 14, perf on S1).
+    fn offer(&mut self, pkt: &Packet) {
         let hop = self.routes[pkt.route as usize].hops[pkt.hop as usize];
         let now = self.now;
         match self.links[hop as usize].offer(now, pkt) {
@@ -439,19 +441,20 @@ impl Simulator {
                 self.metrics.trace.push_sched(r.at.ns(), c as u32, r.subflow as u32, r.kind, r.dsn, r.len, r.cwnd, r.in_flight);
             }
         }
-        // (`offer` and `trace_tx` never touch the outbox.)
-        for k in 0..self.outbox.len() {
-            let mut p = self.outbox[k];
+        // (`offer` and `trace_tx` never touch the outbox: it is lent out meanwhile.)
+        let mut outbox = std::mem::take(&mut self.outbox);
+        for p in outbox.iter_mut() {
             p.hop = 0;
             if traced {
-                self.trace_tx(&p);
+                self.trace_tx(p);
             }
             if self.pcap.is_some() {
-                self.pcap_packet(&p, false);
+                self.pcap_packet(p, false);
             }
             self.offer(p);
         }
-        self.outbox.clear();
+        outbox.clear();
+        self.outbox = outbox;
         if self.pcap.is_some() && self.conns[c].has_prio_signals() {
             // After the event's packets: a handshake's last ACK precedes the MP_PRIO.
             self.pcap_prio(c);

@@ -148,7 +148,7 @@ impl LinkDir {
     pub fn on_link(&self) -> usize { self.onlink.len() }
 
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Offer {
+    pub fn offer(&mut self, now: SimTime, pkt: &Packet) -> Offer {
         self.stats.offered += 1;
         if !self.up {
             self.stats.dropped_down += 1;
@@ -180,7 +180,7 @@ impl LinkDir {
         self.last_arrive = arrive;
         self.queued_bytes += pkt.wire_bytes as u64;
         let new_head = self.onlink.is_empty();
-        self.onlink.push_back(OnLink { pkt, tx_start, tx_end, arrive });
+        self.onlink.push_back(OnLink { pkt: *pkt, tx_start, tx_end, arrive });
         self.txq.push_back((tx_end, pkt.wire_bytes));
         Offer::Accepted { arrive, new_head }
     }
@@ -288,8 +288,8 @@ mod tests {
     #[test]
     fn packets_are_serialised_then_delayed() {
         let mut l = link(100.0, 10, QueueLimit::Packets(10));
-        let a = l.offer(SimTime::ZERO, pkt(1500));
-        let b = l.offer(SimTime::ZERO, pkt(1500));
+        let a = l.offer(SimTime::ZERO, &pkt(1500));
+        let b = l.offer(SimTime::ZERO, &pkt(1500));
         assert_eq!(a, Offer::Accepted { arrive: SimTime::from_us(10_120), new_head: true });
         assert_eq!(b, Offer::Accepted { arrive: SimTime::from_us(10_240), new_head: false });
         assert_eq!(l.queue_len(SimTime::from_us(100)).0, 2);
@@ -300,12 +300,12 @@ mod tests {
     #[test]
     fn droptail_limits_packets_and_counts_service_as_queued() {
         let mut l = link(1.0, 1, QueueLimit::Packets(3));
-        let r: Vec<Offer> = (0..5).map(|_| l.offer(SimTime::ZERO, pkt(1000))).collect();
+        let r: Vec<Offer> = (0..5).map(|_| l.offer(SimTime::ZERO, &pkt(1000))).collect();
         assert!(matches!(r[2], Offer::Accepted { .. }));
         assert_eq!(r[3], Offer::DroppedQueue);
         assert_eq!(l.stats.dropped_queue, 2);
         let mut lb = link(1.0, 1, QueueLimit::Bytes(2500));
-        let r: Vec<Offer> = (0..3).map(|_| lb.offer(SimTime::ZERO, pkt(1000))).collect();
+        let r: Vec<Offer> = (0..3).map(|_| lb.offer(SimTime::ZERO, &pkt(1000))).collect();
         assert_eq!(r[2], Offer::DroppedQueue);
     }
 
@@ -313,13 +313,13 @@ mod tests {
     fn a_down_link_drops_queued_and_in_flight_packets() {
         let mut l = link(10.0, 50, QueueLimit::Packets(100));
         for _ in 0..5 {
-            l.offer(SimTime::ZERO, pkt(1500));
+            l.offer(SimTime::ZERO, &pkt(1500));
         }
         let ep = l.epoch;
         l.apply(SimTime::from_ms(2), &LinkChange { at: SimTime::from_ms(2), rate: None, delay: None, loss: None, up: Some(false) });
         assert_eq!(l.stats.dropped_down, 5);
         assert!(l.pop_arrival(SimTime::from_ms(60), ep).is_none());
-        assert_eq!(l.offer(SimTime::from_ms(3), pkt(100)), Offer::DroppedDown);
+        assert_eq!(l.offer(SimTime::from_ms(3), &pkt(100)), Offer::DroppedDown);
         assert_eq!(l.stats.offered, l.stats.delivered + l.stats.dropped() + l.on_link() as u64);
     }
 
@@ -331,7 +331,7 @@ mod tests {
         let mut last = SimTime::ZERO;
         let mut extras = vec![];
         for k in 0..200u64 {
-            let Offer::Accepted { arrive, .. } = l.offer(SimTime::ZERO, pkt(1500)) else { panic!("accepted") };
+            let Offer::Accepted { arrive, .. } = l.offer(SimTime::ZERO, &pkt(1500)) else { panic!("accepted") };
             let base = SimTime::from_ms(10) + tx.mul(k + 1);
             assert!(arrive >= base && arrive >= last, "never early, never overtaking");
             assert!(arrive < base + SimTime::from_us(500) || arrive == last);
@@ -341,24 +341,24 @@ mod tests {
         assert!(extras.iter().any(|&e| e > 0) && extras.iter().collect::<std::collections::HashSet<_>>().len() > 50, "it varies");
         // Without jitter the same offers arrive exactly at tx_end + delay.
         let mut plain = link(100.0, 10, QueueLimit::Packets(1000));
-        let Offer::Accepted { arrive, .. } = plain.offer(SimTime::ZERO, pkt(1500)) else { panic!("accepted") };
+        let Offer::Accepted { arrive, .. } = plain.offer(SimTime::ZERO, &pkt(1500)) else { panic!("accepted") };
         assert_eq!(arrive, SimTime::from_ms(10) + tx);
     }
 
     #[test]
     fn a_shorter_delay_never_lets_packets_overtake() {
         let mut l = link(100.0, 100, QueueLimit::Packets(100));
-        let Offer::Accepted { arrive: a1, .. } = l.offer(SimTime::ZERO, pkt(1500)) else { panic!() };
+        let Offer::Accepted { arrive: a1, .. } = l.offer(SimTime::ZERO, &pkt(1500)) else { panic!() };
         l.apply(SimTime::from_ms(1), &LinkChange { at: SimTime::from_ms(1), rate: None, delay: Some(SimTime::from_ms(1)), loss: None, up: None });
-        let Offer::Accepted { arrive: a2, .. } = l.offer(SimTime::from_ms(1), pkt(1500)) else { panic!() };
+        let Offer::Accepted { arrive: a2, .. } = l.offer(SimTime::from_ms(1), &pkt(1500)) else { panic!() };
         assert!(a2 >= a1);
     }
 
     #[test]
     fn a_rate_change_retimes_packets_not_yet_started() {
         let mut l = link(1.0, 0, QueueLimit::Packets(100));
-        l.offer(SimTime::ZERO, pkt(1000)); // 8 ms at 1 Mbit/s
-        l.offer(SimTime::ZERO, pkt(1000));
+        l.offer(SimTime::ZERO, &pkt(1000)); // 8 ms at 1 Mbit/s
+        l.offer(SimTime::ZERO, &pkt(1000));
         let ep = l.epoch;
         // At 4 ms the first is in service; the second starts at 8 ms at the new rate.
         let head = l.apply(SimTime::from_ms(4), &LinkChange { at: SimTime::from_ms(4), rate: Some(Bandwidth(2e6)), delay: None, loss: None, up: None });
