@@ -36,17 +36,18 @@ impl Connection {
     /// moment the MPTCP level took the data; 0 for the others, which hold the data back
     /// only through their SRTT (docs/streaming.md, "Reading θ_i").
     pub(super) fn record_delay_samples(&mut self, now: SimTime, data_ack: u64) {
-        for seg in self.snd.segs.iter() {
+        // (`times` runs in step with `segs` in a connection that collects samples.)
+        for (seg, times) in self.snd.segs.iter().zip(self.snd.times.iter()) {
             if seg.dsn + seg.len as u64 > data_ack {
                 break;
             }
             let via = (seg.via != VIA_NONE).then_some(seg.via as usize);
-            let theta = if via.is_some() { seg.via_sent_at.saturating_sub(seg.taken_at) } else { SimTime::ZERO };
+            let theta = if via.is_some() { times.via_sent_at.saturating_sub(times.taken_at) } else { SimTime::ZERO };
             let subs = &self.subflows;
             let established = |s: &Subflow| s.state == SubState::Established && s.tx.st.srtt > SimTime::ZERO;
             let model = path_delay(subs.iter().enumerate().filter(|(_, s)| established(s)).map(|(j, s)| (s.tx.st.srtt, if Some(j) == via { theta } else { SimTime::ZERO })));
             let tau_via = via.and_then(|j| subs.get(j)).map_or(SimTime::ZERO, |s| s.tx.st.srtt);
-            self.obs.delay_sample(DelaySample { at: now, dsn: seg.dsn, len: seg.len, taken_at: seg.taken_at, via, theta, tau_via, model });
+            self.obs.delay_sample(DelaySample { at: now, dsn: seg.dsn, len: seg.len, taken_at: times.taken_at, via, theta, tau_via, model });
             for s in self.subflows.iter_mut().filter(|s| established(s)) {
                 let srtt = s.tx.st.srtt;
                 s.tau.samples += 1;

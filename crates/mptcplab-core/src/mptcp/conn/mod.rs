@@ -251,6 +251,7 @@ impl Connection {
         let mut snd = MetaSender::new(sndbuf, edge0);
         snd.frag_charge = frags;
         snd.fill_window = policy.fill_window;
+        snd.record_times = cfg.delay_samples;
         let mut up = MetaUp::new(frags && !cfg.send_buffer_auto);
         // `bbr_sndbuf_expand` provisions 3 x cwnd; other controllers 2.
         up.sndbuf_factor = if cfg.cc == "bbr" || cfg.cc == "coupled_bbr" { 3 } else { 2 };

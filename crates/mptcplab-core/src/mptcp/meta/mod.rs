@@ -13,4 +13,4 @@ mod receiver;
 mod sender;
 
 pub use receiver::{MetaReceiver, SYN_WINDOW_MAX};
-pub use sender::{MetaSeg, MetaSender, VIA_NONE};
+pub use sender::{MetaSeg, MetaSender, SegTimes, VIA_NONE};

@@ -417,7 +417,7 @@ mod tests {
     #[test]
     fn redundant_subflows_copy_unacknowledged_data_in_order_and_never_send_new_data() {
         let subs = [SubflowView { in_flight: 1000, ..bbr(10.0, 10, 10) }, bbr(1.0, 200, 10)];
-        let segs = [MetaSeg::new(0, 1448, 0b01, SimTime::ZERO), MetaSeg::new(1448, 1448, 0b01, SimTime::ZERO)];
+        let segs = [MetaSeg::new(0, 1448, 0b01), MetaSeg::new(1448, 1448, 0b01)];
         let mut s = Arp::new();
         let mut copies = vec![];
         for _ in 0..3 {
@@ -446,7 +446,7 @@ mod tests {
         let mut s = Arp::new();
         run(&mut s, &subs, new_data(0, 1448));
         assert_eq!(s.non_redundant(), 0b01);
-        let segs = [MetaSeg::new(0, 1448, 0b01, SimTime::ZERO)];
+        let segs = [MetaSeg::new(0, 1448, 0b01)];
         let v = SchedView { segs: MetaSegs { front: &segs, back: &[] }, ..view(&subs, &[0, 1], MetaView { data_una: 0, ..new_data(1448, 0) }) };
         let mut out = vec![];
         s.schedule(&v, &mut out);

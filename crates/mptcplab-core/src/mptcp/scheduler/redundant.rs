@@ -164,7 +164,7 @@ mod tests {
             let Some(&Action::Send { sub, seg }) = out.first() else { break };
             match seg {
                 Segment::New => {
-                    segs.push(MetaSeg::new(next, len, 1 << sub, SimTime::ZERO));
+                    segs.push(MetaSeg::new(next, len, 1 << sub));
                     carried[sub].push(next / len as u64);
                     next += len as u64;
                 }
@@ -213,7 +213,7 @@ mod tests {
     fn a_dataacked_segment_is_forgotten_and_backups_only_get_new_data_without_actives() {
         let mut s = Redundant::new(RedundantKernel::V095);
         let subs = [sub(10, 1000, 0), SubflowView { backup: true, ..sub(50, 1000, 0) }];
-        let segs = [MetaSeg::new(0, 1000, 1, SimTime::ZERO), MetaSeg::new(1000, 1000, 1, SimTime::ZERO)];
+        let segs = [MetaSeg::new(0, 1000, 1), MetaSeg::new(1000, 1000, 1)];
         let meta = MetaView { new_data: true, next_dsn: 2000, next_len: 1000, unsent: 5000, data_una: 0, ..MetaView::default() };
         let v = SchedView { now: SimTime::from_secs(1), subflows: &subs, order: &[1, 0], meta, segs: MetaSegs { front: &segs, back: &[] }, mem: &[] };
         let mut out = vec![];
