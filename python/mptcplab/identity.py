@@ -37,7 +37,8 @@ def scenario_files(root: Path = REPO) -> list[Path]:
     """Every scenario file the project commits: scenarios/**/*.toml and the benchmark's."""
     # scenarios/sweeps holds sweep plans, not scenarios.
     files = sorted(p for p in (root / "scenarios").rglob("*.toml") if "sweeps" not in p.relative_to(root).parts)
-    files += sorted((root / "python" / "mptcplab" / "data" / "bench").glob("*.toml"))
+    # The benchmark's, htsim's S1 and S2 included (data/bench/htsim/; S3 is generated).
+    files += sorted((root / "python" / "mptcplab" / "data" / "bench").rglob("*.toml"))
     return files
 
 
