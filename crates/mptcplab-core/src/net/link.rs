@@ -22,6 +22,27 @@ struct OnLink {
     arrive: SimTime,
 }
 
+/// How many packets ahead of the head `pop_arrival` prefetches.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Ask the CPU to bring `x`'s cache lines in (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = x as *const T as *const i8;
+        for off in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: a prefetch is a hint that never faults and reads nothing into the
+            // program (x86 PREFETCHT0); SSE is in every x86-64 baseline. The address is
+            // within `*x`, a live object.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// A timed change of a link direction (one schedule entry, or one step of a ramp).
 #[derive(Clone, Debug)]
 pub struct LinkChange {
@@ -206,6 +227,13 @@ impl LinkDir {
         }
         self.stats.delivered += 1;
         self.stats.bytes_delivered += h.pkt.wire_bytes as u64;
+        // The ring is read in order but long after it was written (a link at 10 Gbit/s
+        // with 20 ms of delay holds ~17 000 packets): fetch a packet a few places ahead
+        // into cache now, so its own pop finds it there (issue 14: at 1 000 connections
+        // the pop's reads were a third of the run's samples).
+        if let Some(ahead) = self.onlink.get(PREFETCH_AHEAD) {
+            prefetch(ahead);
+        }
         Some((h.pkt, self.onlink.front().map(|p| p.arrive)))
     }
 
