@@ -11,6 +11,7 @@
 use super::loss::LossModel;
 use super::packet::Packet;
 use crate::rng::Rng;
+use crate::sim::prefetch;
 use crate::units::{Bandwidth, QueueLimit, SimTime};
 use std::collections::VecDeque;
 
@@ -24,24 +25,6 @@ struct OnLink {
 
 /// How many packets ahead of the head `pop_arrival` prefetches.
 const PREFETCH_AHEAD: usize = 4;
-
-/// Ask the CPU to bring `x`'s cache lines in (a hint: no effect on results).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = x as *const T as *const i8;
-        for off in (0..std::mem::size_of::<T>()).step_by(64) {
-            // SAFETY: a prefetch is a hint that never faults and reads nothing into the
-            // program (x86 PREFETCHT0); SSE is in every x86-64 baseline. The address is
-            // within `*x`, a live object.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// A timed change of a link direction (one schedule entry, or one step of a ramp).
 #[derive(Clone, Debug)]
