@@ -228,7 +228,7 @@ fn simulate<'py>(
     if let Some(p) = &trace_path {
         write_trace(p, &sim).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write trace {p}: {e}")))?;
     }
-    result_dict(py, &sim, &name, used_seed, wall)
+    result_dict(py, sim, &name, used_seed, wall)
 }
 
 /// Open one capture file per path of the plan (`files`, in its order) and attach them.
@@ -246,7 +246,12 @@ fn attach_pcap(py: Python<'_>, sim: &mut Simulator, files: &[String]) -> PyResul
     Ok(())
 }
 
-fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wall: f64) -> PyResult<Bound<'py, PyDict>> {
+/// The run's tables as Python columns. Takes the simulator: the time series' columns are
+/// dropped as they are converted, so the core's copy and Python's are not both alive at
+/// the end of a run (issue 14: ~4 MB at 1 000 connections).
+fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, wall: f64) -> PyResult<Bound<'py, PyDict>> {
+    let series = (std::mem::take(&mut sim.metrics.subflows), std::mem::take(&mut sim.metrics.conns), std::mem::take(&mut sim.metrics.links));
+    let sim = &sim;
     let out = PyDict::new(py);
     let st = sim.stats();
     let meta = PyDict::new(py);
@@ -356,45 +361,44 @@ fn result_dict<'py>(py: Python<'py>, sim: &Simulator, name: &str, seed: u64, wal
     // 40 000 subflow rows in 20 s): numeric columns go packed (`packed`), and names as
     // one shared string per distinct value (`shared_names`).
     let m = &sim.metrics;
-    let s = &m.subflows;
+    let (s, c, l) = series;
+    // (`packed` takes each column and drops it once Python has its copy.)
     let d = PyDict::new(py);
-    d.set_item("time_s", packed(py, &s.time_s))?;
+    d.set_item("time_s", packed(py, s.time_s))?;
     d.set_item("flow", shared_names(py, &s.conn, conn_name))?;
-    d.set_item("subflow", packed(py, &s.subflow))?;
+    d.set_item("subflow", packed(py, s.subflow))?;
     d.set_item("path", shared_names(py, &s.path, path_name))?;
-    d.set_item("cwnd_pkts", packed(py, &s.cwnd_pkts))?;
-    d.set_item("ssthresh_pkts", packed(py, &s.ssthresh_pkts))?;
-    d.set_item("srtt_ms", packed(py, &s.srtt_ms))?;
-    d.set_item("inflight_bytes", packed(py, &s.inflight_bytes))?;
-    d.set_item("bytes_sent", packed(py, &s.bytes_sent))?;
-    d.set_item("bytes_acked", packed(py, &s.bytes_acked))?;
-    d.set_item("bytes_retrans", packed(py, &s.bytes_retrans))?;
-    d.set_item("throughput_mbps", packed(py, &s.throughput_mbps))?;
-    d.set_item("sent_mbps", packed(py, &s.sent_mbps))?;
+    d.set_item("cwnd_pkts", packed(py, s.cwnd_pkts))?;
+    d.set_item("ssthresh_pkts", packed(py, s.ssthresh_pkts))?;
+    d.set_item("srtt_ms", packed(py, s.srtt_ms))?;
+    d.set_item("inflight_bytes", packed(py, s.inflight_bytes))?;
+    d.set_item("bytes_sent", packed(py, s.bytes_sent))?;
+    d.set_item("bytes_acked", packed(py, s.bytes_acked))?;
+    d.set_item("bytes_retrans", packed(py, s.bytes_retrans))?;
+    d.set_item("throughput_mbps", packed(py, s.throughput_mbps))?;
+    d.set_item("sent_mbps", packed(py, s.sent_mbps))?;
     out.set_item("subflows", d)?;
 
-    let c = &m.conns;
     let d = PyDict::new(py);
-    d.set_item("time_s", packed(py, &c.time_s))?;
+    d.set_item("time_s", packed(py, c.time_s))?;
     d.set_item("flow", shared_names(py, &c.conn, conn_name))?;
-    d.set_item("goodput_mbps", packed(py, &c.goodput_mbps))?;
-    d.set_item("bytes_delivered", packed(py, &c.bytes_delivered))?;
-    d.set_item("ooo_bytes", packed(py, &c.ooo_bytes))?;
-    d.set_item("rcvbuf_bytes", packed(py, &c.rcvbuf_bytes))?;
-    d.set_item("sndbuf_bytes", packed(py, &c.sndbuf_bytes))?;
+    d.set_item("goodput_mbps", packed(py, c.goodput_mbps))?;
+    d.set_item("bytes_delivered", packed(py, c.bytes_delivered))?;
+    d.set_item("ooo_bytes", packed(py, c.ooo_bytes))?;
+    d.set_item("rcvbuf_bytes", packed(py, c.rcvbuf_bytes))?;
+    d.set_item("sndbuf_bytes", packed(py, c.sndbuf_bytes))?;
     out.set_item("connections", d)?;
 
-    let l = &m.links;
     let d = PyDict::new(py);
-    d.set_item("time_s", packed(py, &l.time_s))?;
+    d.set_item("time_s", packed(py, l.time_s))?;
     d.set_item("link", shared_names(py, &l.hop, |h| sim.links[h as usize].name.clone()))?;
     d.set_item("direction", shared_names(py, &l.hop, |h| sim.links[h as usize].direction.to_string()))?;
-    d.set_item("queue_pkts", packed(py, &l.queue_pkts))?;
-    d.set_item("queue_bytes", packed(py, &l.queue_bytes))?;
-    d.set_item("sent_pkts", packed(py, &l.sent_pkts))?;
-    d.set_item("delivered_pkts", packed(py, &l.delivered_pkts))?;
-    d.set_item("dropped_pkts", packed(py, &l.dropped_pkts))?;
-    d.set_item("rate_mbps", packed(py, &l.rate_mbps))?;
+    d.set_item("queue_pkts", packed(py, l.queue_pkts))?;
+    d.set_item("queue_bytes", packed(py, l.queue_bytes))?;
+    d.set_item("sent_pkts", packed(py, l.sent_pkts))?;
+    d.set_item("delivered_pkts", packed(py, l.delivered_pkts))?;
+    d.set_item("dropped_pkts", packed(py, l.dropped_pkts))?;
+    d.set_item("rate_mbps", packed(py, l.rate_mbps))?;
     out.set_item("links", d)?;
 
     let e = &m.events;
@@ -486,12 +490,17 @@ impl PackedValue for u32 {
     fn ne_bytes(self) -> [u8; 8] { (self as i64).to_ne_bytes() }
 }
 
-fn packed<'py, T: PackedValue>(py: Python<'py>, v: &[T]) -> Bound<'py, PyTuple> {
-    let mut b = Vec::with_capacity(v.len() * 8);
-    for &x in v {
-        b.extend_from_slice(&x.ne_bytes());
-    }
-    PyTuple::new(py, [PyString::new(py, T::CODE).into_any(), PyBytes::new(py, &b).into_any()]).expect("a 2-tuple")
+/// Takes the column: written straight into the Python bytes, then dropped.
+fn packed<'py, T: PackedValue>(py: Python<'py>, v: Vec<T>) -> Bound<'py, PyTuple> {
+    let bytes = PyBytes::new_with(py, v.len() * 8, |b| {
+        for (chunk, &x) in b.chunks_exact_mut(8).zip(v.iter()) {
+            chunk.copy_from_slice(&x.ne_bytes());
+        }
+        Ok(())
+    })
+    .expect("bytes of a known length");
+    drop(v);
+    PyTuple::new(py, [PyString::new(py, T::CODE).into_any(), bytes.into_any()]).expect("a 2-tuple")
 }
 
 /// A column of names, one Python string per distinct key shared by every row that has it.
