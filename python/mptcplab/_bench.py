@@ -303,24 +303,11 @@ def _htsim_entry(name: str) -> tuple[str | None, str, str, list[str]]:
             [mode, str(n), "10", "40", "40", str(max(100, 10 * n))])
 
 
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-_BYTES = {"B": 1, "KB": 1000, "kB": 1000, "MB": 1000**2, "GB": 1000**3, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
-
-
-def _quantity(text: str, units: dict[str, float], field: str) -> float:
-    """A number with a unit as the core's schema writes Duration and Size ("600 s", "1448 B")."""
-    import re
-
-    m = re.fullmatch(r"\s*([0-9.]+(?:e[0-9]+)?)\s*(\S+)\s*", str(text))
-    if not m or m.group(2) not in units:
-        raise ValueError(f"{field}: cannot read {text!r}")
-    return float(m.group(1)) * units[m.group(2)]
-
-
 def _checked(toml_text: str, duration: str | None) -> tuple[float, int]:
     """(simulated seconds, MSS in bytes) of a scenario after the core's validation: the
     defaults and the profile's settings filled in, so the MSS is the one the run uses."""
     from .errors import ScenarioError
+    from .kernel.plan import seconds, size_bytes
     from .scenario import Scenario
 
     scn = Scenario.from_toml(toml_text)
@@ -332,8 +319,7 @@ def _checked(toml_text: str, duration: str | None) -> tuple[float, int]:
         if err.field == "run.duration":
             raise ScenarioError("--duration", err.message) from None
         raise
-    return (_quantity(checked["run"]["duration"], _SECONDS, "run.duration"),
-            int(_quantity(checked["tcp"]["mss"], _BYTES, "tcp.mss")))
+    return seconds(checked["run"]["duration"]), size_bytes(checked["tcp"]["mss"])
 
 
 def _htsim_path(htsim: str) -> str:

@@ -27,15 +27,14 @@ _REPO = _PKG.parents[1]
 
 
 def _scenarios() -> list[tuple[str, str]]:
-    """(label, core JSON text) of every training run, in a fixed order."""
+    """(label, core JSON text) of every training run, in a fixed order: the identity
+    corpus's files (every committed scenario and the benchmark's) and the default one,
+    then S3 at every N."""
+    from .identity import scenario_files
+
     runs: list[tuple[str, str]] = []
-    files = sorted((_REPO / "scenarios").rglob("*.toml")) if (_REPO / "scenarios").is_dir() else []
-    files = [p for p in files if "sweeps" not in p.parts]
-    files += [_PKG / "data" / "default.toml"]
-    for p in files:
-        runs.append((str(p.relative_to(_REPO) if _REPO in p.parents else p.name), core_input(str(p), "20 s")))
-    for p in sorted((_PKG / "data" / "bench").rglob("*.toml")):
-        runs.append((f"bench/{p.name}", core_input(str(p), "30 s")))
+    for p in [*scenario_files(_REPO), _PKG / "data" / "default.toml"]:
+        runs.append((p.name, core_input(str(p), "20 s")))
     for mode in ("tcp", "mptcp"):
         for n in S3_FLOWS:
             # Up to ~2 M packets each: the per-flow cost at every scale.
