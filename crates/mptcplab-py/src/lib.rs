@@ -246,13 +246,68 @@ fn attach_pcap(py: Python<'_>, sim: &mut Simulator, files: &[String]) -> PyResul
     Ok(())
 }
 
-/// The run's tables as Python columns. Takes the simulator: the time series' columns are
-/// dropped as they are converted, so the core's copy and Python's are not both alive at
-/// the end of a run (issue 14: ~4 MB at 1 000 connections).
+/// The run's tables as Python columns. Takes the simulator and drops it before any
+/// table is built; the time series' columns are dropped as they are converted, so the
+/// core's copy and Python's are not both alive at the end of a run (issue 14).
 fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, wall: f64) -> PyResult<Bound<'py, PyDict>> {
-    let series = (std::mem::take(&mut sim.metrics.subflows), std::mem::take(&mut sim.metrics.conns), std::mem::take(&mut sim.metrics.links));
-    let sim = &sim;
     let out = PyDict::new(py);
+    meta_table(py, &out, &sim, name, seed, wall)?;
+    let mut t = Tables::take(&mut sim);
+    // The simulator's queues (scoreboards, link rings: most of a large run's memory) go
+    // before any table is copied out, so the copies reuse their memory (issue 14: at
+    // 1 000 connections the copies had raised the peak by ~4 MiB).
+    drop(sim);
+    summary_tables(py, &out, &t)?;
+    let series = std::mem::take(&mut t.series);
+    series_tables(py, &out, series, &t.names)?;
+    record_tables(py, &out, &t)?;
+    Ok(out)
+}
+
+/// The names the tables' rows refer to by index.
+struct Names {
+    conns: Vec<String>,
+    paths: Vec<String>,
+    links: Vec<(String, &'static str)>,
+}
+
+type Series = (mptcplab_core::metrics::SubflowSeries, mptcplab_core::metrics::ConnSeries, mptcplab_core::metrics::LinkSeries);
+
+/// What the tables need from a finished run, owned, so the simulator can go first.
+struct Tables {
+    names: Names,
+    summary: Vec<mptcplab_core::world::FlowSummary>,
+    subflow_summary: Vec<mptcplab_core::world::SubflowSummary>,
+    series: Series,
+    events: mptcplab_core::metrics::SubflowEvents,
+    delay: mptcplab_core::metrics::DelaySamples,
+    frames: mptcplab_core::metrics::FrameTable,
+}
+
+impl Tables {
+    fn take(sim: &mut Simulator) -> Tables {
+        let m = &mut sim.metrics;
+        let series = (std::mem::take(&mut m.subflows), std::mem::take(&mut m.conns), std::mem::take(&mut m.links));
+        let events = std::mem::take(&mut m.events);
+        let delay = std::mem::take(&mut m.delay);
+        Tables {
+            names: Names {
+                conns: sim.conns.iter().map(|c| c.cfg.name.clone()).collect(),
+                paths: sim.plan.paths.iter().map(|p| p.name.clone()).collect(),
+                links: sim.links.iter().map(|l| (l.name.clone(), l.direction)).collect(),
+            },
+            summary: sim.summary(),
+            subflow_summary: sim.subflow_summary(),
+            series,
+            events,
+            delay,
+            frames: sim.frames(),
+        }
+    }
+}
+
+/// `meta`: the run's identity and counters.
+fn meta_table<'py>(py: Python<'py>, out: &Bound<'py, PyDict>, sim: &Simulator, name: &str, seed: u64, wall: f64) -> PyResult<()> {
     let st = sim.stats();
     let meta = PyDict::new(py);
     meta.set_item("version", mptcplab_core::VERSION)?;
@@ -310,11 +365,14 @@ fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, 
         meta.set_item("loss_probes", lp)?;
     }
     out.set_item("meta", meta)?;
+    Ok(())
+}
 
-    let conn_name = |i: u32| sim.conns[i as usize].cfg.name.clone();
-    let path_name = |p: u32| sim.plan.paths[p as usize].name.clone();
-
-    let sum = sim.summary();
+/// `summary` (per flow or connection) and `subflow_summary`.
+fn summary_tables<'py>(py: Python<'py>, out: &Bound<'py, PyDict>, t: &Tables) -> PyResult<()> {
+    let conn_name = |i: u32| t.names.conns[i as usize].clone();
+    let path_name = |p: u32| t.names.paths[p as usize].clone();
+    let sum = &t.summary;
     let d = PyDict::new(py);
     d.set_item("flow", sum.iter().map(|r| r.name.clone()).collect::<Vec<_>>())?;
     d.set_item("kind", sum.iter().map(|r| r.kind).collect::<Vec<_>>())?;
@@ -331,7 +389,7 @@ fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, 
     d.set_item("rcvbuf_max_bytes", sum.iter().map(|r| r.rcvbuf_max_bytes).collect::<Vec<_>>())?;
     out.set_item("summary", d)?;
 
-    let ss = sim.subflow_summary();
+    let ss = &t.subflow_summary;
     let d = PyDict::new(py);
     d.set_item("flow", ss.iter().map(|r| conn_name(r.conn)).collect::<Vec<_>>())?;
     d.set_item("subflow", ss.iter().map(|r| r.subflow).collect::<Vec<_>>())?;
@@ -357,12 +415,58 @@ fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, 
     d.set_item("tau_max_ms", ss.iter().map(|r| r.tau_max_ms).collect::<Vec<_>>())?;
     out.set_item("subflow_summary", d)?;
 
-    // The time series are the large tables (at 1 000 connections sampled each second,
-    // 40 000 subflow rows in 20 s): numeric columns go packed (`packed`), and names as
-    // one shared string per distinct value (`shared_names`).
-    let m = &sim.metrics;
-    let (s, c, l) = series;
-    // (`packed` takes each column and drops it once Python has its copy.)
+    Ok(())
+}
+
+/// `subflow_events`, `delay_samples` and `frames`.
+fn record_tables<'py>(py: Python<'py>, out: &Bound<'py, PyDict>, t: &Tables) -> PyResult<()> {
+    let conn_name = |i: u32| t.names.conns[i as usize].clone();
+    let path_name = |p: u32| t.names.paths[p as usize].clone();
+    let e = &t.events;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &e.time_s)?;
+    d.set_item("flow", e.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("subflow", &e.subflow)?;
+    d.set_item("path", e.path.iter().map(|&p| path_name(p)).collect::<Vec<_>>())?;
+    d.set_item("from", &e.from)?;
+    d.set_item("to", &e.to)?;
+    d.set_item("reason", &e.reason)?;
+    out.set_item("subflow_events", d)?;
+
+    let x = &t.delay;
+    let d = PyDict::new(py);
+    d.set_item("time_s", &x.time_s)?;
+    d.set_item("flow", x.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("dsn", &x.dsn)?;
+    d.set_item("len", &x.len)?;
+    d.set_item("taken_s", &x.taken_s)?;
+    d.set_item("subflow", &x.subflow)?;
+    d.set_item("delay_ms", &x.delay_ms)?;
+    d.set_item("theta_ms", &x.theta_ms)?;
+    d.set_item("tau_ms", &x.tau_ms)?;
+    d.set_item("tau_max_ms", &x.tau_max_ms)?;
+    d.set_item("t_over_ms", &x.t_over_ms)?;
+    d.set_item("zeta_ms", &x.zeta_ms)?;
+    d.set_item("zeta_measured_ms", &x.zeta_measured_ms)?;
+    out.set_item("delay_samples", d)?;
+
+    let f = &t.frames;
+    let d = PyDict::new(py);
+    d.set_item("flow", f.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
+    d.set_item("frame", &f.frame)?;
+    d.set_item("size_bytes", &f.size_bytes)?;
+    d.set_item("scheduled_s", &f.scheduled_s)?;
+    d.set_item("enqueued_s", &f.enqueued_s)?;
+    d.set_item("taken_s", &f.taken_s)?;
+    d.set_item("acked_s", &f.acked_s)?;
+    d.set_item("delivered_s", &f.delivered_s)?;
+    out.set_item("frames", d)?;
+    Ok(())
+}
+
+fn series_tables<'py>(py: Python<'py>, out: &Bound<'py, PyDict>, (s, c, l): Series, names: &Names) -> PyResult<()> {
+    let conn_name = |i: u32| names.conns[i as usize].clone();
+    let path_name = |p: u32| names.paths[p as usize].clone();
     let d = PyDict::new(py);
     d.set_item("time_s", packed(py, s.time_s))?;
     d.set_item("flow", shared_names(py, &s.conn, conn_name))?;
@@ -391,8 +495,8 @@ fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, 
 
     let d = PyDict::new(py);
     d.set_item("time_s", packed(py, l.time_s))?;
-    d.set_item("link", shared_names(py, &l.hop, |h| sim.links[h as usize].name.clone()))?;
-    d.set_item("direction", shared_names(py, &l.hop, |h| sim.links[h as usize].direction.to_string()))?;
+    d.set_item("link", shared_names(py, &l.hop, |h| names.links[h as usize].0.clone()))?;
+    d.set_item("direction", shared_names(py, &l.hop, |h| names.links[h as usize].1.to_string()))?;
     d.set_item("queue_pkts", packed(py, l.queue_pkts))?;
     d.set_item("queue_bytes", packed(py, l.queue_bytes))?;
     d.set_item("sent_pkts", packed(py, l.sent_pkts))?;
@@ -401,46 +505,7 @@ fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, 
     d.set_item("rate_mbps", packed(py, l.rate_mbps))?;
     out.set_item("links", d)?;
 
-    let e = &m.events;
-    let d = PyDict::new(py);
-    d.set_item("time_s", &e.time_s)?;
-    d.set_item("flow", e.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
-    d.set_item("subflow", &e.subflow)?;
-    d.set_item("path", e.path.iter().map(|&p| path_name(p)).collect::<Vec<_>>())?;
-    d.set_item("from", &e.from)?;
-    d.set_item("to", &e.to)?;
-    d.set_item("reason", &e.reason)?;
-    out.set_item("subflow_events", d)?;
-
-    let x = &m.delay;
-    let d = PyDict::new(py);
-    d.set_item("time_s", &x.time_s)?;
-    d.set_item("flow", x.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
-    d.set_item("dsn", &x.dsn)?;
-    d.set_item("len", &x.len)?;
-    d.set_item("taken_s", &x.taken_s)?;
-    d.set_item("subflow", &x.subflow)?;
-    d.set_item("delay_ms", &x.delay_ms)?;
-    d.set_item("theta_ms", &x.theta_ms)?;
-    d.set_item("tau_ms", &x.tau_ms)?;
-    d.set_item("tau_max_ms", &x.tau_max_ms)?;
-    d.set_item("t_over_ms", &x.t_over_ms)?;
-    d.set_item("zeta_ms", &x.zeta_ms)?;
-    d.set_item("zeta_measured_ms", &x.zeta_measured_ms)?;
-    out.set_item("delay_samples", d)?;
-
-    let f = sim.frames();
-    let d = PyDict::new(py);
-    d.set_item("flow", f.conn.iter().map(|&c| conn_name(c)).collect::<Vec<_>>())?;
-    d.set_item("frame", &f.frame)?;
-    d.set_item("size_bytes", &f.size_bytes)?;
-    d.set_item("scheduled_s", &f.scheduled_s)?;
-    d.set_item("enqueued_s", &f.enqueued_s)?;
-    d.set_item("taken_s", &f.taken_s)?;
-    d.set_item("acked_s", &f.acked_s)?;
-    d.set_item("delivered_s", &f.delivered_s)?;
-    out.set_item("frames", d)?;
-    Ok(out)
+    Ok(())
 }
 
 #[pymodule]

@@ -15,16 +15,19 @@ use crate::sim::prefetch;
 use crate::units::{Bandwidth, QueueLimit, SimTime};
 use std::collections::VecDeque;
 
+/// A packet on the link and when it reaches the far end. Its transmission times are not
+/// kept here: `txq` has the end of those still being sent, and only the first of those
+/// has started (each starts when the one before it ends; issue 14: 96 bytes, not 112).
 #[derive(Clone, Copy, Debug)]
 struct OnLink {
     pkt: Packet,
-    tx_start: SimTime,
-    tx_end: SimTime,
     arrive: SimTime,
 }
 
 /// How many packets ahead of the head `pop_arrival` prefetches.
 const PREFETCH_AHEAD: usize = 4;
+
+const _: () = assert!(std::mem::size_of::<OnLink>() == 96);
 
 /// A timed change of a link direction (one schedule entry, or one step of a ramp).
 #[derive(Clone, Debug)]
@@ -184,7 +187,7 @@ impl LinkDir {
         self.last_arrive = arrive;
         self.queued_bytes += pkt.wire_bytes as u64;
         let new_head = self.onlink.is_empty();
-        self.onlink.push_back(OnLink { pkt: *pkt, tx_start, tx_end, arrive });
+        self.onlink.push_back(OnLink { pkt: *pkt, arrive });
         self.txq.push_back((tx_end, pkt.wire_bytes));
         Offer::Accepted { arrive, new_head }
     }
@@ -210,6 +213,7 @@ impl LinkDir {
         }
         self.stats.delivered += 1;
         self.stats.bytes_delivered += h.pkt.wire_bytes as u64;
+        crate::sim::shrink_sparse(&mut self.onlink, 1024);
         // The ring is read in order but long after it was written (a link at 10 Gbit/s
         // with 20 ms of delay holds ~17 000 packets): fetch a packet a few places ahead
         // into cache now, so its own pop finds it there (issue 14: at 1 000 connections
@@ -254,21 +258,27 @@ impl LinkDir {
         let mut cursor = now;
         let mut last_arrive = SimTime::ZERO;
         let mut first_changed = None;
-        // After `settle`, `txq` holds the last `txq.len()` packets of `onlink`.
+        // After `settle`, `txq` holds the last `txq.len()` packets of `onlink`, each still
+        // being sent or waiting. The first of them is in service: the one before it ended
+        // by `now` and it was offered by `now`. The others start when the one before them
+        // ends, after `now`. Those before `txq` ended before `now`.
         let settled = self.onlink.len() - self.txq.len();
         for i in 0..self.onlink.len() {
             let p = &mut self.onlink[i];
-            if p.tx_start <= now {
-                cursor = cursor.max(p.tx_end);
+            if i <= settled {
+                if i == settled {
+                    if let Some(&(tx_end, _)) = self.txq.front() {
+                        cursor = cursor.max(tx_end);
+                    }
+                }
                 last_arrive = last_arrive.max(p.arrive);
                 continue;
             }
-            p.tx_start = cursor;
-            p.tx_end = cursor + self.rate.tx_time(p.pkt.wire_bytes);
-            p.arrive = (p.tx_end + self.delay).max(last_arrive);
+            let tx_end = cursor + self.rate.tx_time(p.pkt.wire_bytes);
+            p.arrive = (tx_end + self.delay).max(last_arrive);
             // Not started, so not settled: its `txq` entry moves with it.
-            self.txq[i - settled].0 = p.tx_end;
-            cursor = p.tx_end;
+            self.txq[i - settled].0 = tx_end;
+            cursor = tx_end;
             last_arrive = p.arrive;
             if first_changed.is_none() {
                 first_changed = Some(i);
@@ -376,5 +386,30 @@ mod tests {
         assert!(head.is_none(), "head keeps its time");
         let (_, next) = l.pop_arrival(SimTime::from_ms(8), ep).unwrap();
         assert_eq!(next, Some(SimTime::from_ms(12)));
+    }
+
+    #[test]
+    fn a_rate_change_keeps_sent_and_in_service_packets_and_chains_the_waiting_ones() {
+        // 1000 B at 1 Mbit/s = 8 ms, 10 ms of delay. Offered at 0: the first ends at 8 ms
+        // and arrives at 18, the second ends at 16 (arrives 26), the third at 24, the
+        // fourth at 32.
+        let mut l = link(1.0, 10, QueueLimit::Packets(100));
+        for _ in 0..4 {
+            l.offer(SimTime::ZERO, &pkt(1000));
+        }
+        let ep = l.epoch;
+        // At 12 ms the first is propagating, the second in service (8-16 ms), the third
+        // and fourth wait: at 4 Mbit/s they take 2 ms each, from 16 ms on.
+        let head = l.apply(SimTime::from_ms(12), &LinkChange { at: SimTime::from_ms(12), rate: Some(Bandwidth(4e6)), delay: None, loss: None, up: None });
+        assert!(head.is_none(), "the head keeps its time");
+        assert_eq!(l.queue_len(SimTime::from_ms(12)).0, 3, "in service and waiting");
+        assert_eq!(l.queue_len(SimTime::from_ms(17)).0, 2, "the third in service (16-18 ms)");
+        // A packet offered at 19 ms starts when the fourth ends (20 ms): 2 ms, then 10.
+        assert_eq!(l.offer(SimTime::from_ms(19), &pkt(1000)), Offer::Accepted { arrive: SimTime::from_ms(32), new_head: false });
+        assert_eq!(l.queue_len(SimTime::from_ms(21)).0, 1);
+        let arrivals: Vec<_> = [18, 26, 28, 30, 32].iter().map(|&t| l.pop_arrival(SimTime::from_ms(t), ep).unwrap().1).collect();
+        // The one in service keeps its end (16 + 10); the waiting ones chain at the new rate.
+        let ms = |t: u64| Some(SimTime::from_ms(t));
+        assert_eq!(arrivals, vec![ms(26), ms(28), ms(30), ms(32), None]);
     }
 }

@@ -201,6 +201,8 @@ impl MetaSender {
                 }
                 self.reinject.pop_front();
             }
+            crate::sim::shrink_sparse(&mut self.segs, 32);
+            crate::sim::shrink_sparse(&mut self.times, 32);
         }
         if rwnd_edge > self.rwnd_edge {
             self.rwnd_edge = rwnd_edge;

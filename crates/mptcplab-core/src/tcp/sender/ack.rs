@@ -173,9 +173,9 @@ impl SubflowTx {
         }
         let mut rs = RateSample { acked_sacked: delivered, losses: (self.lost_total - lost_before) as u32, prior_in_flight, rtt: ca_rtt, ..Default::default() };
         if let Some((p, send_elapsed)) = rate {
-            rs.prior_delivered = p.tx_delivered;
+            rs.prior_delivered = p.tx_delivered(self.delivered);
             rs.is_app_limited = p.flags & APP_LIMITED != 0;
-            rs.delivered = self.delivered - p.tx_delivered;
+            rs.delivered = self.delivered - rs.prior_delivered;
             let ack_elapsed = now.saturating_sub(p.tx_delivered_at);
             let iv = send_elapsed.max(ack_elapsed);
             // Shorter than min_rtt: ACK compression made it too optimistic (Linux).
@@ -250,7 +250,7 @@ fn rate_on_delivered(first_tx_at: &mut SimTime, seg: Seg, rs: &mut Option<(Seg, 
     }
     let take = match rs {
         None => true,
-        Some((p, _)) => seg.tx_delivered > p.tx_delivered,
+        Some((p, _)) => seg.delivered_after(p),
     };
     if take {
         // Send elapsed: from the interval's first send to this packet's send.
