@@ -20,10 +20,16 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The directory cargo runs this script for, read when it runs: a build script
+    // compiled for another checkout sharing the target directory (a git worktree) is
+    // reused by cargo, and its compile-time `env!` named that checkout, which once gave
+    // the fingerprint of no files at all.
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = root.as_path();
     let src = root.join("src");
     let mut all = Vec::new();
     files(&src, &mut all);
+    assert!(!all.is_empty(), "no sources under {}", src.display());
     all.sort();
     // FNV-1a 64 (offset basis and prime from the FNV reference, draft-eastlake-fnv §2).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
