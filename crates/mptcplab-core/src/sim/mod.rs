@@ -63,11 +63,18 @@ pub fn prefetch<T>(x: &T) {
 /// double, before its entries are copied again.
 #[inline]
 pub fn shrink_sparse<T>(q: &mut std::collections::VecDeque<T>, floor: usize) {
-    let cap = q.capacity();
-    if cap > floor && q.len() * 4 <= cap {
-        q.shrink_to((q.len() * 2).max(floor));
+    if q.capacity() > floor && q.len() * 4 <= q.capacity() {
+        shrink_now(q, floor);
     }
 }
+
+/// The rare part of `shrink_sparse`, out of line. Inlined, `shrink_to`'s copying code
+/// made the hot paths that check (a link's pop, a cumulative ACK) slower: S3 mptcp
+/// N=1000, PGO build, 5 paired rounds, median wall 11.6 s against 9.8 s without the
+/// check, and 8.8 s with this split, for ~230 shrinks a simulated second.
+#[cold]
+#[inline(never)]
+fn shrink_now<T>(q: &mut std::collections::VecDeque<T>, floor: usize) { q.shrink_to((q.len() * 2).max(floor)); }
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
