@@ -255,7 +255,7 @@ fn result_dict<'py>(py: Python<'py>, mut sim: Simulator, name: &str, seed: u64, 
     let mut t = Tables::take(&mut sim);
     // The simulator's queues (scoreboards, link rings: most of a large run's memory) go
     // before any table is copied out, so the copies reuse their memory (issue 14: at
-    // 1 000 connections the copies had raised the peak by ~4 MiB).
+    // 1 000 connections the copies had raised the peak by ~3 MiB).
     drop(sim);
     summary_tables(py, &out, &t)?;
     let series = std::mem::take(&mut t.series);
