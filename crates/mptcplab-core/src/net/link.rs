@@ -225,7 +225,8 @@ impl LinkDir {
     }
 
     /// Apply a change at `now`. Returns the new head arrival to schedule (with the new
-    /// epoch) when the head's timing was invalidated.
+    /// epoch) when the head's timing was invalidated, which a rate or delay change never
+    /// does: the head has always started its transmission, and keeps its times.
     pub fn apply(&mut self, now: SimTime, ch: &LinkChange) -> Option<SimTime> {
         if let Some(p) = ch.loss {
             self.loss.set_bernoulli(p);
@@ -255,43 +256,28 @@ impl LinkDir {
         // Re-time the packets whose transmission has not started; those in service or
         // propagating keep their times.
         self.settle(now);
-        let mut cursor = now;
-        let mut last_arrive = SimTime::ZERO;
-        let mut first_changed = None;
         // After `settle`, `txq` holds the last `txq.len()` packets of `onlink`, each still
-        // being sent or waiting. The first of them is in service: the one before it ended
-        // by `now` and it was offered by `now`. The others start when the one before them
-        // ends, after `now`. Those before `txq` ended before `now`.
+        // being sent or waiting. Those before it have been sent, and the first of it is in
+        // service (the one before it ended by `now`, and it was offered by `now`): these
+        // `kept` packets keep their times. The others start when the one before them ends.
         let settled = self.onlink.len() - self.txq.len();
-        for i in 0..self.onlink.len() {
+        let kept = (settled + 1).min(self.onlink.len());
+        let mut last_arrive = self.onlink.range(..kept).map(|p| p.arrive).max().unwrap_or(SimTime::ZERO);
+        let mut cursor = self.txq.front().map_or(now, |&(tx_end, _)| tx_end.max(now));
+        for i in kept..self.onlink.len() {
             let p = &mut self.onlink[i];
-            if i <= settled {
-                if i == settled {
-                    if let Some(&(tx_end, _)) = self.txq.front() {
-                        cursor = cursor.max(tx_end);
-                    }
-                }
-                last_arrive = last_arrive.max(p.arrive);
-                continue;
-            }
             let tx_end = cursor + self.rate.tx_time(p.pkt.wire_bytes);
             p.arrive = (tx_end + self.delay).max(last_arrive);
             // Not started, so not settled: its `txq` entry moves with it.
             self.txq[i - settled].0 = tx_end;
             cursor = tx_end;
             last_arrive = p.arrive;
-            if first_changed.is_none() {
-                first_changed = Some(i);
-            }
         }
         self.busy_until = cursor;
-        if first_changed.is_some() {
+        if kept < self.onlink.len() {
             self.last_arrive = last_arrive;
         }
-        if first_changed == Some(0) {
-            self.epoch = self.epoch.wrapping_add(1);
-            return self.onlink.front().map(|p| p.arrive);
-        }
+        // The head is among the `kept` (it has started), so its scheduled arrival stands.
         None
     }
 }
