@@ -15,6 +15,8 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod topology;
+pub mod traffic;
 pub mod units;
 pub mod world;
 

@@ -38,6 +38,17 @@ pub struct FlowSummary {
     pub rcvbuf_max_bytes: u64,
 }
 
+/// `Simulator::flow_times`.
+#[derive(Clone, Debug)]
+pub struct FlowTime {
+    pub conn: u32,
+    pub src: String,
+    pub dst: String,
+    pub start_s: f64,
+    pub size_bytes: f64,
+    pub fct_s: f64,
+}
+
 #[derive(Clone, Debug)]
 pub struct SubflowSummary {
     pub conn: u32,
@@ -633,6 +644,28 @@ impl Simulator {
                     completion_s: c.completed_at.map_or(f64::NAN, |t| (t - c.cfg.start).secs_f64()),
                     ooo_max_bytes: c.stats.ooo_max_bytes,
                     rcvbuf_max_bytes: c.stats.rcvbuf_max_bytes,
+                }
+            })
+            .collect()
+    }
+
+    /// One row per connection and flow: its hosts (over a `[topology]`), start (after
+    /// `run.start_jitter`), size and flow completion time, the time from its start until
+    /// the receiving application has read every byte (NaN: unbounded or unfinished).
+    pub fn flow_times(&self) -> Vec<FlowTime> {
+        self.plan
+            .conns
+            .iter()
+            .zip(&self.conns)
+            .map(|(p, c)| {
+                let (src, dst) = p.hosts.clone().unwrap_or_default();
+                FlowTime {
+                    conn: c.id,
+                    src,
+                    dst,
+                    start_s: c.cfg.start.secs_f64(),
+                    size_bytes: c.cfg.app.total().map_or(f64::NAN, |b| b as f64),
+                    fct_s: c.completed_at.map_or(f64::NAN, |t| (t - c.cfg.start).secs_f64()),
                 }
             })
             .collect()

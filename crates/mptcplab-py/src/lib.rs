@@ -159,7 +159,12 @@ fn simulate<'py>(
     plugins: Option<Vec<(String, String, PyObject, String)>>,
     pcap_files: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sc = parse_scenario(py, scenario)?;
+    let mut sc = parse_scenario(py, scenario)?;
+    // The seed also draws generated traffic and path choices (`[[traffic]]`), which the
+    // plan fixes: it must see the override.
+    if let Some(s) = seed {
+        sc.run.seed = Some(s);
+    }
     let plan = sc.plan().map_err(|e| scenario_error(py, &e))?;
     let duration = match duration_s {
         None => None,
@@ -282,6 +287,7 @@ struct Tables {
     events: mptcplab_core::metrics::SubflowEvents,
     delay: mptcplab_core::metrics::DelaySamples,
     frames: mptcplab_core::metrics::FrameTable,
+    flow_times: Vec<mptcplab_core::world::FlowTime>,
 }
 
 impl Tables {
@@ -302,6 +308,7 @@ impl Tables {
             events,
             delay,
             frames: sim.frames(),
+            flow_times: sim.flow_times(),
         }
     }
 }
@@ -414,6 +421,16 @@ fn summary_tables<'py>(py: Python<'py>, out: &Bound<'py, PyDict>, t: &Tables) ->
     d.set_item("tau_av_ms", ss.iter().map(|r| r.tau_av_ms).collect::<Vec<_>>())?;
     d.set_item("tau_max_ms", ss.iter().map(|r| r.tau_max_ms).collect::<Vec<_>>())?;
     out.set_item("subflow_summary", d)?;
+
+    let ft = &t.flow_times;
+    let d = PyDict::new(py);
+    d.set_item("flow", ft.iter().map(|r| conn_name(r.conn)).collect::<Vec<_>>())?;
+    d.set_item("src", ft.iter().map(|r| r.src.clone()).collect::<Vec<_>>())?;
+    d.set_item("dst", ft.iter().map(|r| r.dst.clone()).collect::<Vec<_>>())?;
+    d.set_item("start_s", ft.iter().map(|r| r.start_s).collect::<Vec<_>>())?;
+    d.set_item("size_bytes", ft.iter().map(|r| r.size_bytes).collect::<Vec<_>>())?;
+    d.set_item("fct_s", ft.iter().map(|r| r.fct_s).collect::<Vec<_>>())?;
+    out.set_item("fct", d)?;
 
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! Schema. Unknown fields are rejected.
 
 pub mod units;
+mod expand;
 mod validate;
 
 pub use units::{Duration, Queue, Rate, Size};
@@ -52,6 +53,13 @@ pub struct Scenario {
     /// the second; they expand into one access link per ISP and one path per ISP pair.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostSpec>,
+    /// A generated topology (issue 16): hosts and switches joined by links; connections
+    /// then name host pairs (`from`, `to`) and `[[traffic]]` generates them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologySpec>,
+    /// Generated connections over the topology: traffic matrices and flow-size workloads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traffic: Vec<TrafficSpec>,
     /// MPTCP connections.
     #[serde(default)]
     pub connections: Vec<ConnSpec>,
@@ -331,6 +339,158 @@ pub struct PathSpec {
     pub backup: Option<bool>,
 }
 
+/// `[topology]`: one table for every generator; `kind` says which fields apply.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    pub kind: TopologyKind,
+    /// Link rate (fat_tree: every link; leaf_spine: host links; dumbbell and
+    /// parking_lot: the bottlenecks).
+    pub rate: Rate,
+    /// Propagation delay of every link (one hop, one way).
+    pub delay: Duration,
+    /// DropTail limit of every link direction (default "1000 pkt").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Queue>,
+    /// fat_tree: ports per switch (even, >= 2): k^3/4 hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    /// leaf_spine: leaf switches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u32>,
+    /// leaf_spine: spine switches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spines: Option<u32>,
+    /// leaf_spine: hosts on each leaf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_leaf: Option<u32>,
+    /// leaf_spine: host capacity over uplink capacity per leaf (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
+    /// dumbbell: hosts on each side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<u32>,
+    /// parking_lot: bottleneck links in the chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<u32>,
+    /// dumbbell and parking_lot: rate of the host access links (default `rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_rate: Option<Rate>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    FatTree,
+    LeafSpine,
+    Dumbbell,
+    ParkingLot,
+}
+
+/// How a connection's subflows pick among the equal-cost paths of their host pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PathChoice {
+    /// Distinct paths in an order drawn from the seed (stream "paths/<connection>");
+    /// more subflows than paths cycle through them again.
+    #[default]
+    Random,
+    /// ECMP-style: subflow i takes path hash(seed, from, to, i) mod paths; two subflows
+    /// may collide.
+    Hash,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrafficKind {
+    /// Every host sends to one other, every host receives from one (a random
+    /// derangement).
+    Permutation,
+    /// Every host sends to a host drawn uniformly among the others.
+    Random,
+    /// `senders` hosts (drawn from the seed) send to `to` at once.
+    Incast,
+    /// Flows arrive at every host as a Poisson process of rate load × host link rate /
+    /// mean size, to a destination drawn uniformly among the others, sized from
+    /// `size_cdf`.
+    Poisson,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    #[default]
+    Mptcp,
+    /// Single-path TCP on one path picked by `path_choice` (ECMP).
+    Tcp,
+}
+
+/// A flow-size distribution: a file name or built-in name ("websearch", "datamining"),
+/// which the Python front end reads into points, or the points themselves: [size in
+/// bytes, cumulative probability], sizes and probabilities non-decreasing, the last
+/// probability 1; sizes between points are interpolated linearly.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SizeCdfSpec {
+    Points(Vec<[f64; 2]>),
+    Name(String),
+}
+
+/// `[[traffic]]`: connections generated over the `[topology]`, named "<name>.<i>".
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    /// Prefix of the generated connection names (default "t<index>").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub kind: TrafficKind,
+    /// "mptcp" (default) or "tcp".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
+    /// Subflows per MPTCP connection (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subflows: Option<u32>,
+    /// Default "random".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_choice: Option<PathChoice>,
+    /// Hosts taking part (default: every host of the topology).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<Vec<String>>,
+    /// incast: the receiving host (default the first host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// incast: how many hosts send (default every other host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senders: Option<u32>,
+    /// Bytes per connection (permutation, random, incast; default unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    /// poisson: offered load per sending host, a fraction of its link rate in (0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// poisson: the flow-size distribution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_cdf: Option<SizeCdfSpec>,
+    /// poisson: arrivals stop here (default the run's duration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Duration>,
+    /// Start of the matrices' connections; first possible arrival of poisson (default 0 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_options: Option<BTreeMap<String, serde_json::Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_options: Option<BTreeMap<String, serde_json::Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_buffer: Option<Size>,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
@@ -482,8 +642,23 @@ impl<'de> Deserialize<'de> for AppSpec {
 #[serde(deny_unknown_fields)]
 pub struct ConnSpec {
     pub name: String,
-    /// Paths the path manager may use ("all" = every path of the scenario).
-    pub paths: PathSelection,
+    /// Paths the path manager may use ("all" = every path of the scenario). With a
+    /// `[topology]`, give `from` and `to` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<PathSelection>,
+    /// Sending host of the topology (with `to`, instead of `paths`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Receiving host of the topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// With `from`/`to`: subflows to open, each on a path picked by `path_choice` among
+    /// the equal-cost shortest paths (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subflows: Option<u32>,
+    /// With `from`/`to`: how subflows pick their paths (default "random").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_choice: Option<PathChoice>,
     /// Path of the initial subflow (default: the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_path: Option<String>,
@@ -640,17 +815,18 @@ impl Scenario {
         out.paths = paths;
         let names: Vec<String> = out.paths.iter().map(|p| p.name.clone()).collect();
         for c in out.connections.iter_mut() {
-            if let PathSelection::All(_) = c.paths {
-                c.paths = PathSelection::List(names.clone());
+            if let Some(PathSelection::All(_)) = c.paths {
+                c.paths = Some(PathSelection::List(names.clone()));
             }
             if c.initial_path.is_none() {
-                if let PathSelection::List(v) = &c.paths {
+                if let Some(PathSelection::List(v)) = &c.paths {
                     c.initial_path = v.first().cloned();
                 }
             }
             c.cc = c.cc.take().or_else(|| Some("cubic".into()));
             c.scheduler = c.scheduler.take().or_else(|| Some(profile.scheduler().into()));
-            c.path_manager = c.path_manager.take().or_else(|| Some(profile.path_manager().into()));
+            let pm_default = if c.from.is_some() { "fullmesh" } else { profile.path_manager() };
+            c.path_manager = c.path_manager.take().or_else(|| Some(pm_default.into()));
             // Upstream without a send_buffer auto-tunes it: nothing to write out.
             if profile == crate::profile::ProfileName::OutOfTree {
                 c.send_buffer = c.send_buffer.take().or_else(|| z("4 MiB"));

@@ -48,6 +48,8 @@ pub struct ConnPlan {
     pub pm_params: crate::options::Params,
     pub opportunistic_retransmission: bool,
     pub penalisation: bool,
+    /// (from, to) host names when the connection runs over a `[topology]`.
+    pub hosts: Option<(String, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -281,14 +283,15 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     tcp.tail_loss_probe = s.tcp.tail_loss_probe.unwrap_or(profile == crate::profile::ProfileName::Upstream);
 
     let (links_spec, paths_spec) = expand_hosts(s)?;
-    if links_spec.is_empty() {
-        return err("links", "the scenario has no links; add at least one [[links]] table (or [[hosts]])");
+    let topo = super::expand::topology(s)?;
+    if links_spec.is_empty() && topo.is_none() {
+        return err("links", "the scenario has no links; add at least one [[links]] table (or [[hosts]], or a [topology])");
     }
-    if paths_spec.is_empty() {
+    if paths_spec.is_empty() && topo.is_none() {
         return err("paths", "the scenario has no paths; add at least one [[paths]] table listing links");
     }
-    if s.connections.is_empty() && s.flows.is_empty() {
-        return err("connections", "the scenario has no traffic; add a [[connections]] (MPTCP) or [[flows]] (TCP) table");
+    if s.connections.is_empty() && s.flows.is_empty() && s.traffic.is_empty() {
+        return err("connections", "the scenario has no traffic; add a [[connections]] (MPTCP), [[flows]] (TCP) or [[traffic]] table");
     }
 
     let mut link_idx: HashMap<&str, usize> = HashMap::new();
@@ -324,6 +327,15 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         fwd.changes = changes(&format!("{f}.schedule"), &fs, fwd.rate, fwd.delay, p0(&fwd.loss))?;
         rev.changes = changes(&format!("{f}.schedule"), &rs, rev.rate, rev.delay, p0(&rev.loss))?;
         links.push(LinkPlan { name: l.name.clone(), fwd, rev });
+    }
+    let mut generated = topo.map(|t| super::expand::Generated::new(t, links.len()));
+    if let Some(g) = &generated {
+        for l in g.links() {
+            if let Some(&i) = link_idx.get(l.name.as_str()) {
+                return err(format!("links[{i}].name"), format!("link name {:?} is also a link of the [topology]", l.name));
+            }
+            links.push(l);
+        }
     }
 
     let link_names = || links_spec.iter().map(|l| l.name.as_str());
@@ -364,17 +376,43 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let profile = s.run.profile.unwrap_or_default();
     let mut flow_names: HashMap<&str, ()> = HashMap::new();
     let mut conns = Vec::new();
-    let cc_names = || crate::cc::REGISTRY.iter().map(|c| c.name);
-    let size = |x: &Option<Size>, d: u64| x.as_ref().map_or(d, |v| v.value);
+    let seed = s.run.seed.unwrap_or(1);
+    let ctx = ConnCtx { tcp, profile, delay_samples };
     for (i, c) in s.connections.iter().enumerate() {
         let f = format!("connections[{i}]");
         check_name(&format!("{f}.name"), &c.name)?;
         if flow_names.insert(&c.name, ()).is_some() {
             return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", c.name));
         }
+        if c.from.is_some() || c.to.is_some() {
+            if c.paths.is_some() {
+                return err(format!("{f}.paths"), "give either `paths` or `from`/`to` hosts, not both");
+            }
+            let Some(g) = generated.as_mut() else { return err(format!("{f}.from"), "`from`/`to` name hosts of a [topology]; this scenario has none") };
+            let (Some(a), Some(b)) = (&c.from, &c.to) else {
+                let missing = if c.from.is_none() { "from" } else { "to" };
+                return err(format!("{f}.{missing}"), format!("a host-pair connection needs both `from` and `to`; `{missing}` is missing"));
+            };
+            let (src, dst) = (g.host(&format!("{f}.from"), a)?, g.host(&format!("{f}.to"), b)?);
+            let n = c.subflows.unwrap_or(1);
+            if n == 0 || n > 64 {
+                return err(format!("{f}.subflows"), format!("expected 1 to 64 subflows, got {n}"));
+            }
+            let sel = g.pick(&format!("{f}.to"), &c.name, src, dst, n as usize, c.path_choice.unwrap_or_default(), seed, &mut paths)?;
+            let mut cp = conn_plan(&f, c, sel, &paths, &ctx)?;
+            cp.hosts = Some((a.clone(), b.clone()));
+            conns.push(cp);
+            continue;
+        }
+        for x in ["subflows", "path_choice"] {
+            if (x == "subflows" && c.subflows.is_some()) || (x == "path_choice" && c.path_choice.is_some()) {
+                return err(format!("{f}.{x}"), "only host-pair connections (`from`, `to`) pick paths; list `paths` instead");
+            }
+        }
         let sel: Vec<usize> = match &c.paths {
-            PathSelection::All(_) => (0..paths.len()).collect(),
-            PathSelection::List(v) => {
+            None => return err(format!("{f}.paths"), "expected a list of path names, \"all\", or `from` and `to` hosts of a [topology]"),
+            Some(PathSelection::All(_)) => (0..paths_spec.len()).collect(),
+            Some(PathSelection::List(v)) => {
                 if v.is_empty() {
                     return err(format!("{f}.paths"), "expected at least one path");
                 }
@@ -393,6 +431,72 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         if sel.len() > 64 {
             return err(format!("{f}.paths"), "at most 64 subflows per connection");
         }
+        conns.push(conn_plan(&f, c, sel, &paths, &ctx)?);
+    }
+    for (i, fl) in s.flows.iter().enumerate() {
+        let f = format!("flows[{i}]");
+        check_name(&format!("{f}.name"), &fl.name)?;
+        if flow_names.insert(&fl.name, ()).is_some() {
+            return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", fl.name));
+        }
+        known(&format!("{f}.path"), "path", &fl.path, paths_spec.iter().map(|p| p.name.as_str()))?;
+        conns.push(flow_plan(&f, fl, path_idx[fl.path.as_str()], &ctx)?);
+    }
+    let duration_for_traffic = duration;
+    for gc in super::expand::traffic(s, generated.as_ref(), seed, duration_for_traffic)? {
+        let Some(g) = generated.as_mut() else { break };
+        let c = &gc.spec;
+        if flow_names.contains_key(c.name.as_str()) {
+            return err(format!("{}.name", gc.field), format!("generated name {:?} is also the name of another connection or flow", c.name));
+        }
+        let n = if gc.transport == Transport::Tcp { 1 } else { c.subflows.unwrap_or(1) as usize };
+        let sel = g.pick(&gc.field, &c.name, gc.src, gc.dst, n, c.path_choice.unwrap_or_default(), seed, &mut paths)?;
+        let mut cp = if gc.transport == Transport::Tcp {
+            let fl = FlowSpec {
+                name: c.name.clone(),
+                path: String::new(),
+                cc: c.cc.clone(),
+                cc_options: c.cc_options.clone(),
+                send_buffer: c.send_buffer.clone(),
+                receive_buffer: c.receive_buffer.clone(),
+                read_rate: None,
+                start: c.start.clone(),
+                app: c.app.clone(),
+            };
+            flow_plan(&gc.field, &fl, sel[0], &ctx)?
+        } else {
+            conn_plan(&gc.field, c, sel, &paths, &ctx)?
+        };
+        cp.hosts = Some((c.from.clone().unwrap_or_default(), c.to.clone().unwrap_or_default()));
+        conns.push(cp);
+    }
+    let names: std::collections::HashSet<&str> = conns.iter().map(|c| c.cfg.name.as_str()).collect();
+    if names.len() != conns.len() {
+        // Two [[traffic]] tables with one name.
+        return err("traffic", "two [[traffic]] tables generate the same connection names; give each its own `name`");
+    }
+    let start_jitter = s.run.start_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
+    let join_jitter = s.run.join_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
+    if join_jitter >= duration {
+        return err("run.join_jitter", format!("expected a duration shorter than run.duration ({:.3} s): joins would fall after the run; \"0 s\" or no field joins at once", duration.secs_f64()));
+    }
+    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, join_jitter, links, paths, conns, profile })
+}
+
+/// What every connection of a scenario shares.
+struct ConnCtx {
+    tcp: TcpConfig,
+    profile: crate::profile::ProfileName,
+    delay_samples: bool,
+}
+
+fn opt_size(x: &Option<Size>, d: u64) -> u64 { x.as_ref().map_or(d, |v| v.value) }
+
+/// Check one MPTCP connection over the plan paths `sel` (errors at `f`).
+fn conn_plan(f: &str, c: &ConnSpec, sel: Vec<usize>, paths: &[PathPlan], ctx: &ConnCtx) -> Result<ConnPlan, ScenarioError> {
+    let (tcp, profile, delay_samples, size) = (ctx.tcp, ctx.profile, ctx.delay_samples, opt_size);
+    let cc_names = || crate::cc::REGISTRY.iter().map(|c| c.name);
+    {
         let initial = match &c.initial_path {
             None => 0,
             Some(pn) => {
@@ -418,7 +522,9 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
                 }
             }
         }
-        let pm = c.path_manager.clone().unwrap_or_else(|| profile.path_manager().into());
+        // A host-pair connection opens one subflow per picked path: fullmesh.
+        let pm_default = if c.from.is_some() { "fullmesh" } else { profile.path_manager() };
+        let pm = c.path_manager.clone().unwrap_or_else(|| pm_default.into());
         let sel_names: Vec<&str> = sel.iter().map(|&k| paths[k].name.as_str()).collect();
         known(&format!("{f}.path_manager"), "path manager", &pm, crate::mptcp::pm::REGISTRY.iter().map(|x| x.name))?;
         let pm_params = component_options(&f, "path_manager", "path_manager_options", &c.path_manager_options, |p| crate::mptcp::pm::check(&pm, p, &sel_names).map(|_| ()))?;
@@ -435,7 +541,7 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             }
             cfg.tcp.mss -= dss;
         }
-        conns.push(ConnPlan {
+        Ok(ConnPlan {
             cfg,
             paths: sel,
             scheduler,
@@ -444,15 +550,16 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             pm_params,
             opportunistic_retransmission: c.opportunistic_retransmission.unwrap_or(profile.rcv_buf_optimization()),
             penalisation: c.penalisation.unwrap_or(profile.rcv_buf_optimization()),
-        });
+            hosts: None,
+        })
     }
-    for (i, fl) in s.flows.iter().enumerate() {
-        let f = format!("flows[{i}]");
-        check_name(&format!("{f}.name"), &fl.name)?;
-        if flow_names.insert(&fl.name, ()).is_some() {
-            return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", fl.name));
-        }
-        known(&format!("{f}.path"), "path", &fl.path, paths_spec.iter().map(|p| p.name.as_str()))?;
+}
+
+/// Check one single-path TCP flow on plan path `path` (errors at `f`).
+fn flow_plan(f: &str, fl: &FlowSpec, path: usize, ctx: &ConnCtx) -> Result<ConnPlan, ScenarioError> {
+    let (tcp, profile, delay_samples, size) = (ctx.tcp, ctx.profile, ctx.delay_samples, opt_size);
+    let cc_names = || crate::cc::REGISTRY.iter().map(|c| c.name);
+    {
         let cc = fl.cc.clone().unwrap_or_else(|| "cubic".into());
         known(&format!("{f}.cc"), "congestion control", &cc, cc_names())?;
         let mut cc_params = cc_options(&f, &cc, &fl.cc_options)?;
@@ -460,24 +567,18 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         base_kernel_cc_defaults(tcp.base_kernel, &cc, &mut cc_params);
         let mut cfg = conn_config(&f, &fl.name, false, tcp, cc, &fl.send_buffer, &fl.receive_buffer, &fl.read_rate, &fl.app, 0, &fl.start, size, delay_samples)?;
         cfg.cc_params = cc_params;
-        conns.push(ConnPlan {
+        Ok(ConnPlan {
             cfg,
-            paths: vec![path_idx[fl.path.as_str()]],
+            paths: vec![path],
             scheduler: "minrtt".into(),
             scheduler_params: Default::default(),
             path_manager: "default".into(),
             pm_params: Default::default(),
             opportunistic_retransmission: false,
             penalisation: false,
-        });
+            hosts: None,
+        })
     }
-    let seed = s.run.seed.unwrap_or(1);
-    let start_jitter = s.run.start_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
-    let join_jitter = s.run.join_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
-    if join_jitter >= duration {
-        return err("run.join_jitter", format!("expected a duration shorter than run.duration ({:.3} s): joins would fall after the run; \"0 s\" or no field joins at once", duration.secs_f64()));
-    }
-    Ok(Plan { name: s.name.clone().unwrap_or_else(|| "scenario".into()), duration, seed, sample_interval, start_jitter, join_jitter, links, paths, conns, profile })
 }
 
 /// `cc_options` of a connection or flow, checked against the controller's registry entry.
