@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 __all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES"]
 
 TIMESERIES_TABLES = ("subflows", "connections", "links")
-TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events", "delay_samples", "frames")
+TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events", "delay_samples", "frames", "fct")
+# `Result.fct_summary`'s default size buckets (bytes): the short / medium / long split of
+# data-centre transport studies (pFabric, Alizadeh et al. SIGCOMM 2013, Sec. 5).
+FCT_BUCKETS = (0, 100_000, 10_000_000, float("inf"))
 # Layout of a saved result directory. 2: the subflow series' throughput_mbps counts bytes
 # acknowledged at the subflow level on both backends, and sent_mbps the bytes transmitted
 # (format 1's simulator results had the transmitted rate under throughput_mbps).
@@ -230,6 +233,53 @@ class Result:
             )
             self._frames["frames"] = frame
         return frame
+
+    @property
+    def fct(self) -> pd.DataFrame:
+        """One row per connection and flow: flow, src and dst (hosts of a `[topology]`,
+        empty otherwise), start_s (after `run.start_jitter`), size_bytes (NaN:
+        unbounded) and fct_s, the flow completion time from start_s until the receiving
+        application has read the last byte (NaN: unbounded, or not done by the end)."""
+        return self.table("fct")
+
+    def fct_summary(self, buckets: tuple[float, ...] = FCT_BUCKETS) -> pd.DataFrame:
+        """Flow completion times of the bounded flows by size bucket (edges in bytes,
+        right-closed: (0, 100 KB], (100 KB, 10 MB], (10 MB, inf) by default) and "all":
+        flows, done (completed by the end of the run), mean_ms, p50_ms and p99_ms over
+        the completed ones. Flows not done are counted, not averaged: a run too short for
+        its long flows shows it in `done`."""
+        import numpy as np
+        import pandas as pd
+
+        f = self.fct
+        f = f[f["size_bytes"].notna()] if "size_bytes" in f.columns else f
+        edges = [float(b) for b in buckets]
+        if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise ValueError(f"buckets: expected increasing edges in bytes, got {buckets!r}")
+
+        def label(lo: float, hi: float) -> str:
+            def fmt(b: float) -> str:
+                if b == float("inf"):
+                    return "inf"
+                for unit, k in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+                    if b >= k:
+                        return f"{b / k:g} {unit}"
+                return f"{b:g} B"
+            return f"({fmt(lo)}, {fmt(hi)}]"
+
+        rows = []
+        groups = [(label(lo, hi), f[(f["size_bytes"] > lo) & (f["size_bytes"] <= hi)]) for lo, hi in zip(edges, edges[1:])]
+        for name, g in groups + [("all", f)]:
+            done = g["fct_s"].dropna() * 1e3 if len(g) else pd.Series(dtype=float)
+            rows.append({
+                "bucket": name,
+                "flows": int(len(g)),
+                "done": int(len(done)),
+                "mean_ms": float(done.mean()) if len(done) else float("nan"),
+                "p50_ms": float(np.percentile(done, 50)) if len(done) else float("nan"),
+                "p99_ms": float(np.percentile(done, 99)) if len(done) else float("nan"),
+            })
+        return pd.DataFrame(rows)
 
     def metrics(self, flow: str | None = None) -> dict[str, float]:
         """Per-run scalars of one flow (default: the first MPTCP connection), reference

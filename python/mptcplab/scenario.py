@@ -63,6 +63,57 @@ def _check_json_safe(value: Any, field: str) -> None:
     raise ScenarioError(field or "<scenario>", f"unsupported value of type {_type_name(value)}: {value!r}")
 
 
+WORKLOADS = ("websearch", "datamining")
+
+
+def read_size_cdf(path: PathLike, field: str = "size_cdf") -> list[list[float]]:
+    """A flow-size CDF file as [[size in bytes, cumulative probability], ...]: one point
+    per line, two numbers separated by blanks or a comma, `#` starts a comment. A file
+    whose last probability is 100 is in percent (the HPCC traffic_gen files) and is
+    scaled to [0, 1]. The core checks the points (none, not monotone, not ending at 1);
+    this reads them and names the line of anything that is not two numbers."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(field, f"cannot read the CDF '{p}': no such file (or a built-in: {', '.join(WORKLOADS)})") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError(field, f"cannot read the CDF '{p}': {err}") from None
+    points: list[list[float]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].replace(",", " ").strip()
+        if not line:
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            size, prob = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise ScenarioError(field, f"{p}:{n}: expected two numbers (size in bytes, cumulative probability), got {line!r}") from None
+        if not (math.isfinite(size) and math.isfinite(prob)):
+            raise ScenarioError(field, f"{p}:{n}: expected finite numbers, got {line!r}")
+        points.append([size, prob])
+    if points and points[-1][1] == 100.0:
+        points = [[s, q / 100.0] for s, q in points]
+    return points
+
+
+def _read_size_cdfs(data: dict[str, Any], base: Path) -> None:
+    """Replace each `traffic[j].size_cdf` that names a file or a built-in workload by its
+    points, so the core and a saved result's scenario carry the distribution itself."""
+    traffic = data.get("traffic")
+    if not isinstance(traffic, list):
+        return
+    for j, t in enumerate(traffic):
+        if not isinstance(t, dict) or not isinstance(t.get("size_cdf"), str):
+            continue
+        name = t["size_cdf"]
+        field = f"traffic[{j}].size_cdf"
+        path = _DATA / "workloads" / f"{name}.cdf" if name in WORKLOADS else base / name
+        t["size_cdf"] = read_size_cdf(path, field)
+
+
 def _looks_like_toml_text(text: str) -> bool:
     """TOML text rather than a file name: several lines, or a key/table on one line that
     is not the name of an existing file."""
@@ -99,6 +150,7 @@ class Scenario:
             raise ScenarioError("<scenario>", f"expected a table (dict), got {_type_name(data)}")
         self._data: dict[str, Any] = copy.deepcopy(dict(data))
         self.source = source  # file path the scenario came from, if any
+        _read_size_cdfs(self._data, Path(source).parent if source else Path.cwd())
 
     # -- constructors --------------------------------------------------------------------
     @classmethod
@@ -193,6 +245,23 @@ class Scenario:
         with core_errors():
             normalised = _core.validate(text)
         return Scenario(restore(json.loads(normalised), prepared), self.source)
+
+    def routes(self, seed: int | None = None) -> Any:
+        """The paths each connection runs on, as a DataFrame: connection, src and dst
+        (hosts of a `[topology]`, empty otherwise), path, and hops (the links in the data
+        direction, each "<link>/forward" or "/reverse", joined by " > "). For generated
+        traffic this is what the seed picked (the scenario's seed, or `seed`)."""
+        import pandas as pd
+
+        from .plugins import prepare
+
+        text = prepare(self, build=False).core.to_json()
+        with core_errors():
+            rows = _core.routes(text, None if seed is None else check_seed(seed))
+        return pd.DataFrame(
+            [(c, a, b, p, " > ".join(h)) for c, a, b, p, h in rows],
+            columns=["connection", "src", "dst", "path", "hops"],
+        )
 
     # -- edits (return copies) -----------------------------------------------------------
     def with_(self, path: str, value: Any) -> Scenario:

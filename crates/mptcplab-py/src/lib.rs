@@ -83,6 +83,30 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(n.to_json())
 }
 
+/// The routes a scenario's plan uses, as (connection, host pair, path, hops) rows: each
+/// hop "<link>/<forward|reverse>" in the data direction. For a `[topology]` these are
+/// the generated links and the paths each connection picked (under `seed`, default the
+/// scenario's).
+#[pyfunction]
+#[pyo3(signature = (scenario, seed=None))]
+fn routes(py: Python<'_>, scenario: &Bound<'_, PyAny>, seed: Option<u64>) -> PyResult<Vec<(String, String, String, String, Vec<String>)>> {
+    let mut sc = parse_scenario(py, scenario)?;
+    if let Some(s) = seed {
+        sc.run.seed = Some(s);
+    }
+    let plan = sc.plan().map_err(|e| scenario_error(py, &e))?;
+    let hop = |h: u32| format!("{}/{}", plan.links[(h / 2) as usize].name, if h % 2 == 0 { "forward" } else { "reverse" });
+    let mut out = Vec::new();
+    for c in &plan.conns {
+        let (a, b) = c.hosts.clone().unwrap_or_default();
+        for &p in &c.paths {
+            let path = &plan.paths[p];
+            out.push((c.cfg.name.clone(), a.clone(), b.clone(), path.name.clone(), path.fwd_hops.iter().map(|&h| hop(h)).collect()));
+        }
+    }
+    Ok(out)
+}
+
 fn write_trace(path: &str, sim: &Simulator) -> std::io::Result<()> {
     let f = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(f);
@@ -533,6 +557,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PluginError", py.get_type::<PluginError>())?;
     plugins::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(routes, m)?)?;
     m.add_function(wrap_pyfunction!(model, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;

@@ -251,6 +251,13 @@ def make_plan(scenario: Scenario) -> Plan:
     raw_tcp = raw.get("tcp", {}) or {}
     notes: list[str] = []
 
+    # A generated data centre is hundreds of hosts and links: one namespace pair and a
+    # forwarder hop per link is not how the kernel backend scales (docs/datacenter.md).
+    if raw.get("topology"):
+        raise _refuse("topology", "generated topologies need a host per node; the kernel backend runs hand-listed "
+                                  "[[links]] and [[paths]] between two hosts")
+    if raw.get("traffic"):
+        raise _refuse("traffic", "generated traffic needs a [topology]")
     if raw_tcp.get("recovery") == "newreno":
         raise _refuse("tcp.recovery", "Linux always recovers with PRR (RFC 6937), not NewReno")
     if raw_tcp.get("pacing") is True:

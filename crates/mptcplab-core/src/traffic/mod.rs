@@ -61,15 +61,15 @@ pub struct SizeCdf {
 }
 
 impl SizeCdf {
-    /// Checks: at least one point; sizes >= 1 B and finite, probabilities in [0, 1]; both
+    /// Checks: at least one point; sizes >= 0 B and finite, probabilities in [0, 1]; both
     /// non-decreasing; the last probability 1. Errors say which point.
     pub fn new(points: &[[f64; 2]]) -> Result<SizeCdf, String> {
         if points.is_empty() {
             return Err("expected a CDF of at least one [size in bytes, probability] point, got none (an empty file?)".into());
         }
         for (i, &[s, p]) in points.iter().enumerate() {
-            if !s.is_finite() || s < 1.0 {
-                return Err(format!("point {i}: expected a size of at least 1 byte, got {s}"));
+            if !s.is_finite() || s < 0.0 {
+                return Err(format!("point {i}: expected a size of at least 0 bytes, got {s}"));
             }
             if !(0.0..=1.0).contains(&p) {
                 return Err(format!("point {i}: expected a probability in [0, 1], got {p}"));
@@ -89,7 +89,8 @@ impl SizeCdf {
     }
 
     /// Inverse transform of one uniform draw u in [0, 1): the size where the linear
-    /// interpolation of the CDF reaches u (the first point's size below its probability).
+    /// interpolation of the CDF reaches u (the first point's size below its probability),
+    /// at least 1 byte.
     pub fn quantile(&self, u: f64) -> u64 {
         let pts = &self.points;
         let i = pts.partition_point(|&(_, p)| p < u);
