@@ -70,7 +70,7 @@ def test_stats():
 def test_cli_errors(capsys):
     assert main(["reproduce", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: paper: expected one of mpcoa, rbpm, streaming, lia-vs-tcp, coupled-bbr, got 'nope'"]
+    assert err == ["error: paper: expected one of mpcoa, rbpm, streaming, lia-vs-tcp, coupled-bbr, dc-mptcp, got 'nope'"]
     assert main(["reproduce", "rbpm", "--reps", "0"]) == 2
     assert "reps" in capsys.readouterr().err
     assert main(["reproduce", "--list"]) == 0

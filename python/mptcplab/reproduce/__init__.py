@@ -32,6 +32,7 @@ PAPERS: dict[str, tuple[str, str]] = {
     "streaming": ("streaming", "seed 002: MPTCP CCs for streaming (protocol delay, HoL blocking)"),
     "lia-vs-tcp": ("lia_vs_tcp", "seed 003: LIA vs uncoupled Reno and CUBIC"),
     "coupled-bbr": ("coupled_bbr", "seed 004: Coupled BBR and the AR&P scheduler"),
+    "dc-mptcp": ("dc_mptcp", "Raiciu et al. SIGCOMM 2011 (issue 16): MPTCP subflows in a FatTree permutation"),
 }
 
 

@@ -28,7 +28,10 @@ pub(super) fn topology(s: &Scenario) -> Result<Option<Topology>, ScenarioError> 
     if !s.hosts.is_empty() {
         return err("topology", "give either [[hosts]] or [topology], not both");
     }
-    let queue = t.queue.as_ref().map_or(super::validate::DEFAULT_QUEUE, |q| q.value);
+    let queue = topology::Queues {
+        switch: t.queue.as_ref().map_or(super::validate::DEFAULT_QUEUE, |q| q.value),
+        host: t.host_queue.as_ref().map_or(super::validate::DEFAULT_QUEUE, |q| q.value),
+    };
     let (rate, delay) = (t.rate.value, t.delay.value);
     if rate.0 <= 0.0 {
         return err("topology.rate", "expected a rate > 0");
@@ -88,8 +91,8 @@ impl Generated {
 
     /// One link per cable, both directions alike, no loss.
     pub fn links(&self) -> Vec<LinkPlan> {
-        let dir = |c: &topology::Cable| DirPlan { rate: c.rate, delay: c.delay, queue: c.queue, loss: LossModel::none(), changes: vec![], jitter: SimTime::ZERO };
-        self.topo.cables.iter().map(|c| LinkPlan { name: c.name.clone(), fwd: dir(c), rev: dir(c) }).collect()
+        let dir = |c: &topology::Cable, queue| DirPlan { rate: c.rate, delay: c.delay, queue, loss: LossModel::none(), changes: vec![], jitter: SimTime::ZERO };
+        self.topo.cables.iter().map(|c| LinkPlan { name: c.name.clone(), fwd: dir(c, c.queue_fwd), rev: dir(c, c.queue_rev) }).collect()
     }
 
     /// The node of host `name`, or an error at `field` naming the hosts there are.

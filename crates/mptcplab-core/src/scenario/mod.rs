@@ -349,9 +349,13 @@ pub struct TopologySpec {
     pub rate: Rate,
     /// Propagation delay of every link (one hop, one way).
     pub delay: Duration,
-    /// DropTail limit of every link direction (default "1000 pkt").
+    /// DropTail limit of every switch output port (default "1000 pkt").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<Queue>,
+    /// DropTail limit of each host's own NIC queue, the host-to-switch direction of its
+    /// link (default "1000 pkt", Linux's txqueuelen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_queue: Option<Queue>,
     /// fat_tree: ports per switch (even, >= 2): k^3/4 hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<u32>,
@@ -705,7 +709,19 @@ pub struct ConnSpec {
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     pub name: String,
-    pub path: String,
+    /// The flow's path; with a `[topology]`, `from` and `to` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Sending host of the topology (with `to`, instead of `path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Receiving host of the topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// With `from`/`to`: how the flow picks its one equal-cost path (default "random":
+    /// ECMP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_choice: Option<PathChoice>,
     /// Congestion control of this flow (default "cubic").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,

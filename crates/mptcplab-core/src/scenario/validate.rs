@@ -439,8 +439,28 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         if flow_names.insert(&fl.name, ()).is_some() {
             return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", fl.name));
         }
-        known(&format!("{f}.path"), "path", &fl.path, paths_spec.iter().map(|p| p.name.as_str()))?;
-        conns.push(flow_plan(&f, fl, path_idx[fl.path.as_str()], &ctx)?);
+        if fl.from.is_some() || fl.to.is_some() {
+            if fl.path.is_some() {
+                return err(format!("{f}.path"), "give either `path` or `from`/`to` hosts, not both");
+            }
+            let Some(g) = generated.as_mut() else { return err(format!("{f}.from"), "`from`/`to` name hosts of a [topology]; this scenario has none") };
+            let (Some(a), Some(b)) = (&fl.from, &fl.to) else {
+                let missing = if fl.from.is_none() { "from" } else { "to" };
+                return err(format!("{f}.{missing}"), format!("a host-pair flow needs both `from` and `to`; `{missing}` is missing"));
+            };
+            let (src, dst) = (g.host(&format!("{f}.from"), a)?, g.host(&format!("{f}.to"), b)?);
+            let sel = g.pick(&format!("{f}.to"), &fl.name, src, dst, 1, fl.path_choice.unwrap_or_default(), seed, &mut paths)?;
+            let mut cp = flow_plan(&f, fl, sel[0], &ctx)?;
+            cp.hosts = Some((a.clone(), b.clone()));
+            conns.push(cp);
+            continue;
+        }
+        if fl.path_choice.is_some() {
+            return err(format!("{f}.path_choice"), "only host-pair flows (`from`, `to`) pick a path; give `path` instead");
+        }
+        let Some(path) = &fl.path else { return err(format!("{f}.path"), "expected a path name, or `from` and `to` hosts of a [topology]") };
+        known(&format!("{f}.path"), "path", path, paths_spec.iter().map(|p| p.name.as_str()))?;
+        conns.push(flow_plan(&f, fl, path_idx[path.as_str()], &ctx)?);
     }
     let duration_for_traffic = duration;
     for gc in super::expand::traffic(s, generated.as_ref(), seed, duration_for_traffic)? {
@@ -454,7 +474,10 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let mut cp = if gc.transport == Transport::Tcp {
             let fl = FlowSpec {
                 name: c.name.clone(),
-                path: String::new(),
+                path: None,
+                from: c.from.clone(),
+                to: c.to.clone(),
+                path_choice: c.path_choice,
                 cc: c.cc.clone(),
                 cc_options: c.cc_options.clone(),
                 send_buffer: c.send_buffer.clone(),

@@ -8,7 +8,7 @@
 
 mod generators;
 
-pub use generators::{dumbbell, fat_tree, leaf_spine, parking_lot, GenError};
+pub use generators::{dumbbell, fat_tree, leaf_spine, parking_lot, GenError, Queues};
 
 use crate::units::{Bandwidth, QueueLimit, SimTime};
 use std::collections::HashMap;
@@ -19,7 +19,8 @@ pub struct Node {
     pub host: bool,
 }
 
-/// A full-duplex cable between nodes `a` and `b`; both directions alike.
+/// A full-duplex cable between nodes `a` and `b`: one rate and delay, a queue limit per
+/// direction (a host's own NIC queue differs from a switch port's).
 #[derive(Clone, Debug)]
 pub struct Cable {
     pub name: String,
@@ -27,7 +28,10 @@ pub struct Cable {
     pub b: usize,
     pub rate: Bandwidth,
     pub delay: SimTime,
-    pub queue: QueueLimit,
+    /// a -> b.
+    pub queue_fwd: QueueLimit,
+    /// b -> a.
+    pub queue_rev: QueueLimit,
 }
 
 /// One direction of one cable: `reverse` is b -> a.
@@ -63,11 +67,14 @@ impl Topology {
         id
     }
 
-    /// A cable from `a` (forward = a -> b) named "<a>-<b>".
-    pub(crate) fn cable(&mut self, a: usize, b: usize, rate: Bandwidth, delay: SimTime, queue: QueueLimit) {
+    /// A cable from `a` (forward = a -> b) named "<a>-<b>"; `queue` at both ends.
+    pub(crate) fn cable(&mut self, a: usize, b: usize, rate: Bandwidth, delay: SimTime, queue: QueueLimit) { self.cable_q(a, b, rate, delay, queue, queue) }
+
+    /// A cable with a queue limit per direction.
+    pub(crate) fn cable_q(&mut self, a: usize, b: usize, rate: Bandwidth, delay: SimTime, queue_fwd: QueueLimit, queue_rev: QueueLimit) {
         let id = self.cables.len();
         let name = format!("{}-{}", self.nodes[a].name, self.nodes[b].name);
-        self.cables.push(Cable { name, a, b, rate, delay, queue });
+        self.cables.push(Cable { name, a, b, rate, delay, queue_fwd, queue_rev });
         self.adj[a].push((b, id));
         self.adj[b].push((a, id));
     }

@@ -2,7 +2,10 @@ use super::*;
 use crate::units::{Bandwidth, QueueLimit, SimTime};
 use std::collections::HashSet;
 
-fn g() -> (Bandwidth, SimTime, QueueLimit) { (Bandwidth(1000.0e6), SimTime::from_us(1), QueueLimit::Packets(100)) }
+fn g() -> (Bandwidth, SimTime, Queues) { (Bandwidth(1000.0e6), SimTime::from_us(1), Queues { switch: QueueLimit::Packets(100), host: QueueLimit::Packets(1000) }) }
+
+/// The cable of host h0.
+fn p0(t: &Topology) -> usize { t.links_of(t.host("h0").unwrap())[0].1 }
 
 fn paths(t: &Topology, a: &str, b: &str) -> Vec<Vec<Hop>> { t.equal_cost_paths(t.host(a).unwrap(), t.host(b).unwrap()).unwrap() }
 
@@ -52,6 +55,10 @@ fn fat_tree_k4_counts_by_hand() {
         assert!(ps.iter().all(|p| p.len() == len), "h0->{b}");
         check_paths(&t, "h0", b, &ps);
     }
+    // A host's own NIC queue is the forward direction of its link; the switch port
+    // towards it, the reverse.
+    let c = &t.cables[p0(&t)];
+    assert_eq!((c.queue_fwd, c.queue_rev), (QueueLimit::Packets(1000), QueueLimit::Packets(100)));
     // Up in forward directions, down in reverse ones.
     let p = &paths(&t, "h0", "h4")[0];
     assert_eq!(p.iter().map(|h| h.reverse).collect::<Vec<_>>(), [false, false, false, true, true, true]);
