@@ -117,6 +117,10 @@ def congestion_controls_markdown() -> str: ...
 def validate(scenario: "str | dict") -> str:
     """Parse + validate a scenario given as JSON text or as a dict (prefer the dict: JSON
     cannot carry NaN); returns the scenario as JSON. Raises ScenarioError."""
+def routes(scenario: "str | dict", seed: Optional[int] = None) -> list[tuple[str, str, str, str, list[str]]]:
+    """The plan's routes: (connection, from host, to host, path, hops) per connection
+    path, each hop "<link>/forward|reverse" in the data direction; `seed` overrides the
+    scenario's (generated traffic and path choices draw from it). Raises ScenarioError."""
 def simulate(
     scenario: "str | dict",
     seed: Optional[int] = None,
@@ -135,7 +139,7 @@ def simulate(
     every 0.25 wall seconds. Returns plain columns:
       {"meta": {...}, "summary": {col: list}, "subflow_summary": {...},
        "subflows": {...}, "connections": {...}, "links": {...}, "subflow_events": {...},
-       "delay_samples": {...}, "frames": {...}}
+       "delay_samples": {...}, "frames": {...}, "fct": {...}}
     In the time series (subflows, connections, links) a numeric column comes packed, as
     `(typecode, bytes)` ("d": float64, "q": int64, native order, Python's `array`
     typecodes); `result.unpack_column` turns it into a list or a numpy array.

@@ -9,6 +9,12 @@ and 8 subflows. See README.md beside this file for the htsim parameters.
     scripts/htsim-dc/build.sh /work/htsim/sim /work/htsim/dc
     scripts/htsim-dc/run.py --binary /work/htsim/dc/datacenter/htsim_tcp
 
+Without htsim's per-queue sampling logger (build.sh's optional fourth edit;
+same simulation, far less log, results in docs/performance/htsim-dc-nolog.*):
+
+    scripts/htsim-dc/build.sh --no-queue-log /work/htsim/sim   # -> /work/htsim/dc-nolog
+    scripts/htsim-dc/run.py --no-queue-log --seeds 1 --configs lia8
+
 Each run is `nice -n 10 /usr/bin/time -f '%e %M' htsim_tcp ...`, one at a time.
 The result of every run is written to the JSON as soon as it ends, so an
 interrupted sweep keeps what it has; `--report-only` rewrites the Markdown
@@ -50,6 +56,7 @@ CONFIGS = [
     ("MPTCP LIA", ["COUPLED_EPSILON", "1"], 4),
     ("MPTCP LIA", ["COUPLED_EPSILON", "1"], 8),
 ]
+CONFIG_KEYS = ["tcp", "lia1", "lia2", "lia4", "lia8"]  # for --configs
 
 # htsim Logfile record (logfile.cpp Logfile::writeRecord / transposeLog):
 # double time_s, u32 type, u32 id, u32 ev, double val1, val2, val3.
@@ -59,6 +66,12 @@ SINK_NAME = re.compile(r"^: mtcp_sink_(\d+)_(\d+)_(\d+)\(\d+\)=(\d+)$")
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_JSON = ROOT / "docs/performance/htsim-dc.json"
+DEFAULT_BINARY = Path("/work/htsim/dc/datacenter/htsim_tcp")
+# build.sh --no-queue-log: no per-queue sampling logger
+NOLOG_JSON = ROOT / "docs/performance/htsim-dc-nolog.json"
+NOLOG_BINARY = Path("/work/htsim/dc-nolog/datacenter/htsim_tcp")
+NOLOG_EDIT = ("datacenter/main_tcp.cpp: FatTreeTopology(..., &qlf, ...) -> (..., NULL, ...): "
+              "no QueueLoggerSampling on any queue (no queue records); TcpSinkLoggerSampling unchanged")
 
 PARAMETERS = {
     "topology": "FatTreeTopology k=8 (128 hosts, 3 tiers), datacenter/main_tcp.cpp:181",
@@ -186,9 +199,13 @@ def write_markdown(doc: dict, path: Path) -> None:
             f"{summarize([r['peak_rss_mib'] for r in runs], '.0f')} |"
         )
     m = doc["method"]
+    nolog = ("" if doc["htsim"].get("queue_log", True) else
+             "\n**Built with `build.sh --no-queue-log`**: no per-queue sampling logger on the\n"
+             "queues (the fourth edit in the README), so the logfile holds only the sink\n"
+             "samples; the simulation is otherwise the same binary as `htsim-dc.md`'s.\n")
     text = f"""# htsim: MPTCP in a k=8 FatTree (SIGCOMM 2011 permutation)
 
-Written by `scripts/htsim-dc/run.py` from `htsim-dc.json`; the build, the edits to
+Written by `scripts/htsim-dc/run.py` from `{path.with_suffix(".json").name}`; the build, the edits to
 htsim and the parameters are in `scripts/htsim-dc/README.md`.
 
 htsim's own datacenter main (`datacenter/main_tcp.cpp`, csg-htsim {doc['htsim']['commit']})
@@ -198,7 +215,7 @@ goodput / 1 Gbit/s from t = {m['skip_s']:g} s to t = {m['sim_end_s']:g} s (the f
 {m['skip_s']:g} s skipped). Wall time and peak RSS are `/usr/bin/time -f '%e %M'` of
 the whole htsim run, including htsim writing and transposing its logfile at exit.
 Entries are median (min–max) over seeds.
-
+{nolog}
 | Configuration | Subflows | Seeds | Fraction of optimal | Wall (s) | Peak RSS (MiB) |
 |---|---|---|---|---|---|
 {chr(10).join(rows)}
@@ -211,15 +228,25 @@ Machine: {doc['machine']['cpu']}, {doc['machine']['cores']} cores, runs one at a
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--binary", type=Path, default=Path("/work/htsim/dc/datacenter/htsim_tcp"))
-    ap.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    ap.add_argument("--no-queue-log", action="store_true",
+                    help=f"the build.sh --no-queue-log binary; defaults --binary to {NOLOG_BINARY} "
+                         f"and --json to {NOLOG_JSON.relative_to(ROOT)}")
+    ap.add_argument("--binary", type=Path)
+    ap.add_argument("--json", type=Path)
     ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--configs", default=",".join(CONFIG_KEYS),
+                    help="comma-separated subset of " + ",".join(CONFIG_KEYS))
     ap.add_argument("--end-s", type=float, default=10.0)
     ap.add_argument("--skip-s", type=float, default=1.0)
     ap.add_argument("--machine-note", default="")
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args()
+    args.binary = args.binary or (NOLOG_BINARY if args.no_queue_log else DEFAULT_BINARY)
+    args.json = args.json or (NOLOG_JSON if args.no_queue_log else DEFAULT_JSON)
     md = args.json.with_suffix(".md")
+    wanted = args.configs.split(",")
+    if not set(wanted) <= set(CONFIG_KEYS):
+        sys.exit(f"run.py: --configs takes a subset of {','.join(CONFIG_KEYS)}")
 
     if args.report_only:
         write_markdown(json.loads(args.json.read_text()), md)
@@ -241,7 +268,8 @@ def main() -> int:
                 "datacenter/main.h: HOST_NIC 100000 -> 1000 (Mbps)",
                 "datacenter/main_tcp.cpp: srand(time(NULL)) -> srand($HTSIM_SEED)",
                 "datacenter/main_tcp.cpp: setEndtime(4 s) -> setEndtime($HTSIM_END_S s)",
-            ],
+            ] + ([NOLOG_EDIT] if args.no_queue_log else []),
+            "queue_log": not args.no_queue_log,
             "command": "HTSIM_SEED=S HTSIM_END_S=END+0.001 htsim_tcp -o LOG -sub N "
                        "-conns 128 -nodes 128 {UNCOUPLED | COUPLED_EPSILON 1}",
         },
@@ -267,7 +295,9 @@ def main() -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="htsim-dc-") as tmp:
         for seed in seeds:
-            for cfg, (label, words, sub) in zip(doc["configs"], CONFIGS):
+            for key, cfg, (label, words, sub) in zip(CONFIG_KEYS, doc["configs"], CONFIGS):
+                if key not in wanted:
+                    continue
                 t = time.time()
                 r = run_one(args.binary, words, sub, seed, args.end_s, args.skip_s, Path(tmp))
                 cfg["runs"].append(r)

@@ -65,16 +65,11 @@ impl LinkStats {
     pub fn dropped(&self) -> u64 { self.dropped_loss + self.dropped_queue + self.dropped_down }
 }
 
+#[repr(C, align(64))]
 pub struct LinkDir {
-    pub name: String,
-    /// "forward" or "reverse".
-    pub direction: &'static str,
-    pub rate: Bandwidth,
-    pub delay: SimTime,
-    pub limit: QueueLimit,
-    pub loss: LossModel,
-    pub up: bool,
-    rng: Rng,
+    // Fields in the order an offer and an arrival read them, so the hot ones share the
+    // first four cache lines (issue 16: at a k = 8 FatTree the 768 link directions'
+    // structs left L1 between two visits; `repr(C)` keeps the order).
     onlink: VecDeque<OnLink>,
     /// The packets whose transmission had not ended when last looked at (`settle`, lazy):
     /// the last `txq.len()` packets of `onlink`, as (transmission end, wire bytes). The
@@ -82,19 +77,28 @@ pub struct LinkDir {
     /// themselves: with thousands of packets propagating, reading each packet again when
     /// its transmission ends cost a cache miss per packet (cachegrind, S3 N=1000).
     txq: VecDeque<(SimTime, u32)>,
-    queued_bytes: u64,
     busy_until: SimTime,
     last_arrive: SimTime,
-    /// `links[].jitter`: the bound of the extra per-packet delay and its own stream (so
-    /// that a link without jitter draws exactly what it drew before).
-    jitter: Option<(SimTime, Rng)>,
+    queued_bytes: u64,
+    pub rate: Bandwidth,
+    pub delay: SimTime,
     /// The last serialisation time computed, `(wire bytes, rate bits, time)`: a direction
     /// carries mostly one size (full data segments one way, ACKs the other), and the
     /// division and float rounding of `Bandwidth::tx_time` were a fifth of `offer` (perf,
     /// S1). Keyed by the rate too, so a rate change (`apply`, or a caller) misses it.
     tx_memo: (u32, u64, SimTime),
-    pub epoch: u32,
     pub stats: LinkStats,
+    pub limit: QueueLimit,
+    pub epoch: u32,
+    pub up: bool,
+    pub loss: LossModel,
+    rng: Rng,
+    /// `links[].jitter`: the bound of the extra per-packet delay and its own stream (so
+    /// that a link without jitter draws exactly what it drew before).
+    jitter: Option<(SimTime, Rng)>,
+    pub name: String,
+    /// "forward" or "reverse".
+    pub direction: &'static str,
     pub changes: Vec<LinkChange>,
 }
 
