@@ -196,6 +196,13 @@ def test_a_host_pair_that_does_not_exist_names_the_field():
     assert _error(d).field == "traffic[0].to"
 
 
+def test_paths_all_without_hand_written_paths_is_an_error_not_a_crash():
+    d = fat_tree(4)
+    d["connections"] = [{"name": "c", "paths": "all"}]
+    e = _error(d)
+    assert e.field == "connections[0].paths" and "from" in e.message
+
+
 def _poisson(cdf: Any) -> dict[str, Any]:
     d = fat_tree(4)
     d["traffic"] = [{"kind": "poisson", "load": 0.5, "size_cdf": cdf}]

@@ -54,15 +54,34 @@ fn set(v: &mut Value, path: &[String], new: Value) {
     *cur = new;
 }
 
+/// A generated topology: a k = 2 FatTree (two hosts), a host-pair connection and flow, a
+/// permutation and a Poisson workload (issue 16).
+fn topology_base() -> Value {
+    json!({
+        "run": {"duration": "1 s", "seed": 3},
+        "topology": {"kind": "fat_tree", "k": 2, "rate": "100 Mbit/s", "delay": "10 us", "queue": "20 pkt", "host_queue": "100 pkt"},
+        "connections": [{"name": "c", "from": "h0", "to": "h1", "subflows": 2, "path_choice": "hash", "cc": "lia",
+                         "app": {"kind": "bulk", "size": "100 KB"}}],
+        "flows": [{"name": "f", "from": "h1", "to": "h0", "path_choice": "random", "cc": "reno"}],
+        "traffic": [{"name": "p", "kind": "permutation", "subflows": 3, "size": "50 KB", "start": "100 ms"},
+                    {"name": "w", "kind": "poisson", "load": 0.3, "transport": "tcp", "until": "500 ms",
+                     "size_cdf": [[0, 0.0], [10000, 0.5], [200000, 1.0]]}]
+    })
+}
+
 #[test]
-fn hostile_values_in_every_field_never_panic() {
+fn hostile_values_in_every_field_never_panic() { hostile_values_never_panic(base()) }
+
+#[test]
+fn hostile_values_in_a_generated_topology_never_panic() { hostile_values_never_panic(topology_base()) }
+
+fn hostile_values_never_panic(b: Value) {
     let hostile = [
         json!(0), json!(-1), json!(1e300), json!(-1e300), json!(u64::MAX), json!(""), json!("0"),
         json!("1e30 s"), json!("1e30 GB"), json!("1e30 Gbit/s"), json!("1e-30 bit/s"), json!("0 s"), json!("0 B"),
         json!("0 pkt"), json!("4294967296 pkt"), json!("18446744073709551615 B"), json!("inf s"), json!("NaN ms"),
         json!("-0 ms"), json!(true), json!(null), json!([]), json!({}), json!("1e-30 ns"), json!(1.5), json!("1 ns"),
     ];
-    let b = base();
     Scenario::from_json(&b.to_string()).unwrap().plan().unwrap();
     let mut paths = vec![];
     leaves(&b, &mut vec![], &mut paths);

@@ -411,6 +411,9 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         let sel: Vec<usize> = match &c.paths {
             None => return err(format!("{f}.paths"), "expected a list of path names, \"all\", or `from` and `to` hosts of a [topology]"),
+            Some(PathSelection::All(_)) if paths_spec.is_empty() => {
+                return err(format!("{f}.paths"), "\"all\" means every [[paths]] table, and there is none; with a [topology], give `from` and `to` hosts");
+            }
             Some(PathSelection::All(_)) => (0..paths_spec.len()).collect(),
             Some(PathSelection::List(v)) => {
                 if v.is_empty() {

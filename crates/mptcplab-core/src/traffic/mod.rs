@@ -85,6 +85,9 @@ impl SizeCdf {
         if last != 1.0 {
             return Err(format!("expected the last probability to be 1, got {last}"));
         }
+        if points[points.len() - 1][0] < 1.0 {
+            return Err("expected a largest size of at least 1 byte, got 0".into());
+        }
         Ok(SizeCdf { points: points.iter().map(|&[s, p]| (s, p)).collect() })
     }
 
@@ -178,6 +181,7 @@ mod tests {
         assert!(SizeCdf::new(&[[100.0, 0.5], [50.0, 1.0]]).unwrap_err().contains("not monotone"));
         assert!(SizeCdf::new(&[[100.0, 0.6], [200.0, 0.5], [300.0, 1.0]]).unwrap_err().contains("not monotone"));
         assert!(SizeCdf::new(&[[100.0, 0.5], [200.0, 0.9]]).unwrap_err().contains("last probability"));
+        assert!(SizeCdf::new(&[[0.0, 1.0]]).unwrap_err().contains("largest size"));
         let c = SizeCdf::new(&[[1000.0, 0.5], [3000.0, 1.0]]).unwrap();
         assert_eq!(c.quantile(0.2), 1000);
         assert_eq!(c.quantile(0.75), 2000);
