@@ -264,3 +264,16 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path: Path, body: str, field: s
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}:"), proc.stderr
     assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
+
+
+def test_the_cli_prints_flow_completion_times_by_size_for_generated_traffic():
+    proc = run_cli("run", "scenarios/datacenter/incast.toml")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("flow size"))
+    assert "p99 ms" in lines[head]
+    all_row = next(line for line in lines[head:] if line.startswith("all"))
+    # 15 responses of 64 KB, every one done within the 1 s run.
+    assert all_row.split()[1:3] == ["15", "15"]
+    # A scenario without a topology prints no such table.
+    assert "flow size" not in run_cli("run", "scenarios/shared-bottleneck.toml", "--duration", "1 s").stdout
