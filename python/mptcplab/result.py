@@ -16,7 +16,7 @@ from .scenario import PathLike, Scenario
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES"]
+__all__ = ["Result", "Timeseries", "TABLES", "TIMESERIES_TABLES", "fct_buckets"]
 
 TIMESERIES_TABLES = ("subflows", "connections", "links")
 TABLES = ("summary", "subflow_summary", *TIMESERIES_TABLES, "subflow_events", "delay_samples", "frames", "fct")
@@ -27,6 +27,49 @@ FCT_BUCKETS = (0, 100_000, 10_000_000, float("inf"))
 # acknowledged at the subflow level on both backends, and sent_mbps the bytes transmitted
 # (format 1's simulator results had the transmitted rate under throughput_mbps).
 FORMAT_VERSION = 2
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    """Linear interpolation between the closest ranks (numpy's default method)."""
+    pos = (len(sorted_values) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def _bucket_label(lo: float, hi: float) -> str:
+    def fmt(b: float) -> str:
+        if b == float("inf"):
+            return "inf"
+        for unit, k in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+            if b >= k:
+                return f"{b / k:g} {unit}"
+        return f"{b:g} B"
+    return f"({fmt(lo)}, {fmt(hi)}]"
+
+
+def fct_buckets(sizes: list[float], fcts: list[float], buckets: tuple[float, ...] = FCT_BUCKETS) -> list[dict[str, Any]]:
+    """`Result.fct_summary`'s rows from the `fct` columns, without pandas (the CLI prints
+    them too): per right-closed size bucket and "all", the bounded flows, those done, and
+    the mean, p50 and p99 of the done ones' FCT in ms (NaN when none is done)."""
+    edges = [float(b) for b in buckets]
+    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"buckets: expected increasing edges in bytes, got {buckets!r}")
+    flows = [(z, t) for z, t in zip(sizes, fcts) if z == z]  # NaN size: unbounded
+    groups = [(_bucket_label(lo, hi), [f for f in flows if lo < f[0] <= hi]) for lo, hi in zip(edges, edges[1:])]
+    rows = []
+    for name, g in groups + [("all", flows)]:
+        done = sorted(t * 1e3 for _, t in g if t == t)
+        nan = float("nan")
+        rows.append({
+            "bucket": name,
+            "flows": len(g),
+            "done": len(done),
+            "mean_ms": sum(done) / len(done) if done else nan,
+            "p50_ms": _percentile(done, 50) if done else nan,
+            "p99_ms": _percentile(done, 99) if done else nan,
+        })
+    return rows
 
 
 def _packed(v: Any) -> bool:
@@ -248,38 +291,10 @@ class Result:
         flows, done (completed by the end of the run), mean_ms, p50_ms and p99_ms over
         the completed ones. Flows not done are counted, not averaged: a run too short for
         its long flows shows it in `done`."""
-        import numpy as np
         import pandas as pd
 
-        f = self.fct
-        f = f[f["size_bytes"].notna()] if "size_bytes" in f.columns else f
-        edges = [float(b) for b in buckets]
-        if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
-            raise ValueError(f"buckets: expected increasing edges in bytes, got {buckets!r}")
-
-        def label(lo: float, hi: float) -> str:
-            def fmt(b: float) -> str:
-                if b == float("inf"):
-                    return "inf"
-                for unit, k in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-                    if b >= k:
-                        return f"{b / k:g} {unit}"
-                return f"{b:g} B"
-            return f"({fmt(lo)}, {fmt(hi)}]"
-
-        rows = []
-        groups = [(label(lo, hi), f[(f["size_bytes"] > lo) & (f["size_bytes"] <= hi)]) for lo, hi in zip(edges, edges[1:])]
-        for name, g in groups + [("all", f)]:
-            done = g["fct_s"].dropna() * 1e3 if len(g) else pd.Series(dtype=float)
-            rows.append({
-                "bucket": name,
-                "flows": int(len(g)),
-                "done": int(len(done)),
-                "mean_ms": float(done.mean()) if len(done) else float("nan"),
-                "p50_ms": float(np.percentile(done, 50)) if len(done) else float("nan"),
-                "p99_ms": float(np.percentile(done, 99)) if len(done) else float("nan"),
-            })
-        return pd.DataFrame(rows)
+        cols = self.columns("fct")
+        return pd.DataFrame(fct_buckets(cols.get("size_bytes", []), cols.get("fct_s", []), buckets))
 
     def metrics(self, flow: str | None = None) -> dict[str, float]:
         """Per-run scalars of one flow (default: the first MPTCP connection), reference

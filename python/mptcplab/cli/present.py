@@ -228,33 +228,19 @@ def summary_tables(result: Any) -> tuple[str, list[tuple[list[str], list[list[st
     return head, tables
 
 
-def _percentile(sorted_values: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default), of sorted values."""
-    pos = (len(sorted_values) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
-
-
 def _fct_table(result: Any) -> tuple[list[str], list[list[str]], set[int]] | None:
-    """Flow completion times by size bucket (`Result.fct_summary`'s buckets), for runs over
-    a generated topology with bounded flows; computed from the columns (no pandas)."""
-    from ..result import FCT_BUCKETS
+    """Flow completion times by size bucket (`Result.fct_summary`), for runs over a
+    generated topology with bounded flows."""
+    from ..result import fct_buckets
 
     cols = result.columns("fct") or {}
-    rows = [r for r in _rows(cols) if r.get("src") and num(r.get("size_bytes")) is not None]
-    if not rows:
+    bounded = [z == z for z in cols.get("size_bytes", [])]
+    if not any(src and b for src, b in zip(cols.get("src", []), bounded)):
         return None
-    out = []
-    edges = list(FCT_BUCKETS)
-    groups = [(f"({fmt_bytes(lo)}, {fmt_bytes(hi) if hi != float('inf') else 'inf'}]",
-               [r for r in rows if lo < r["size_bytes"] <= hi]) for lo, hi in zip(edges, edges[1:])]
-    for name, g in groups + [("all", rows)]:
-        done = sorted(r["fct_s"] * 1e3 for r in g if num(r.get("fct_s")) is not None)
-        stat = (lambda q: "-" if not done else f"{_percentile(done, q):.2f}")  # noqa: E731
-        out.append([name, str(len(g)), str(len(done)), "-" if not done else f"{sum(done) / len(done):.2f}",
-                    stat(50), stat(99)])
-    return (["flow size", "flows", "done", "mean FCT ms", "p50 ms", "p99 ms"], out, {1, 2, 3, 4, 5})
+    ms = lambda v: "-" if v != v else f"{v:.2f}"  # noqa: E731 - NaN: none done
+    rows = [[r["bucket"], str(r["flows"]), str(r["done"]), ms(r["mean_ms"]), ms(r["p50_ms"]), ms(r["p99_ms"])]
+            for r in fct_buckets(cols["size_bytes"], cols["fct_s"])]
+    return (["flow size", "flows", "done", "mean FCT ms", "p50 ms", "p99 ms"], rows, {1, 2, 3, 4, 5})
 
 
 def _delay_table(result: Any) -> tuple[list[str], list[list[str]], set[int]] | None:

@@ -39,7 +39,7 @@ pub(super) fn topology(s: &Scenario) -> Result<Option<Topology>, ScenarioError> 
     let host_rate = t.host_rate.as_ref().map_or(rate, |r| r.value);
     let need = |f: &'static str, v: Option<u32>| v.ok_or_else(|| ScenarioError::new(format!("topology.{f}"), format!("a {} topology needs `{f}`", kind_name(t.kind))));
     // A field of another generator is a mistake worth naming.
-    let given: [(&str, bool); 7] = [
+    let given = [
         ("k", t.k.is_some()),
         ("leaves", t.leaves.is_some()),
         ("spines", t.spines.is_some()),
@@ -54,9 +54,7 @@ pub(super) fn topology(s: &Scenario) -> Result<Option<Topology>, ScenarioError> 
         TopologyKind::Dumbbell => &["hosts"],
         TopologyKind::ParkingLot => &["hops"],
     };
-    if let Some((f, _)) = given.iter().find(|(f, g)| *g && !allowed.contains(f)) {
-        return err(format!("topology.{f}"), format!("not a field of a {} topology (its fields: {})", kind_name(t.kind), allowed.join(", ")));
-    }
+    only_fields("topology", &given, allowed, &format!("a {} topology", kind_name(t.kind)))?;
     if t.host_rate.is_some() && matches!(t.kind, TopologyKind::FatTree | TopologyKind::LeafSpine) {
         return err("topology.host_rate", format!("a {} topology runs its host links at `rate`", kind_name(t.kind)));
     }
@@ -75,6 +73,26 @@ pub(super) fn topology(s: &Scenario) -> Result<Option<Topology>, ScenarioError> 
         TopologyKind::ParkingLot => topology::parking_lot(need("hops", t.hops)?, rate, host_rate, delay, queue),
     };
     built.map(Some).map_err(|(f, m)| ScenarioError::new(format!("topology.{f}"), m))
+}
+
+/// Refuse a field (`given`: name, set) that the table's kind (`what`) does not have.
+fn only_fields(table: &str, given: &[(&str, bool)], allowed: &[&str], what: &str) -> Result<(), ScenarioError> {
+    match given.iter().find(|(x, set)| *set && !allowed.contains(x)) {
+        Some((x, _)) => err(format!("{table}.{x}"), format!("not a field of {what} (its fields: {})", allowed.join(", "))),
+        None => Ok(()),
+    }
+}
+
+/// The hosts of a host-pair connection or flow (`what`) at `f`: both named, both hosts of
+/// the `[topology]`.
+pub(super) fn host_pair<'g>(g: Option<&'g mut Generated>, f: &str, what: &str, from: &Option<String>, to: &Option<String>) -> Result<(&'g mut Generated, usize, usize), ScenarioError> {
+    let Some(g) = g else { return err(format!("{f}.from"), "`from`/`to` name hosts of a [topology]; this scenario has none") };
+    let (Some(a), Some(b)) = (from, to) else {
+        let missing = if from.is_none() { "from" } else { "to" };
+        return err(format!("{f}.{missing}"), format!("a host-pair {what} needs both `from` and `to`; `{missing}` is missing"));
+    };
+    let (src, dst) = (g.host(&format!("{f}.from"), a)?, g.host(&format!("{f}.to"), b)?);
+    Ok((g, src, dst))
 }
 
 fn kind_name(k: TopologyKind) -> &'static str {
@@ -189,9 +207,7 @@ pub(super) fn traffic(s: &Scenario, g: Option<&Generated>, seed: u64, duration: 
             TrafficKind::Incast => &["to", "senders", "size"],
             TrafficKind::Poisson => &["load", "size_cdf", "until"],
         };
-        if let Some((x, _)) = kind_fields.iter().find(|(x, g)| *g && !allowed.contains(x)) {
-            return err(format!("{f}.{x}"), format!("not a field of {:?} traffic (its own: {})", format!("{:?}", t.kind).to_lowercase(), allowed.join(", ")));
-        }
+        only_fields(&f, kind_fields, allowed, &format!("{:?} traffic", format!("{:?}", t.kind).to_lowercase()))?;
         let start = t.start.as_ref().map_or(SimTime::ZERO, |d| d.value);
         let size = match &t.size {
             Some(z) if z.value == 0 => return err(format!("{f}.size"), "expected a size > 0 B (omit it for unbounded transfers)"),

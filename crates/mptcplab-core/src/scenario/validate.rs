@@ -6,7 +6,7 @@ use crate::net::link::LinkChange;
 use crate::net::loss::LossModel;
 use crate::tcp::{CwndValidation, Recovery, TcpConfig};
 use crate::units::{Bandwidth, QueueLimit, SimTime};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug)]
 pub struct DirPlan {
@@ -374,38 +374,34 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
 
     let delay_samples = s.run.delay_samples.unwrap_or(false);
     let profile = s.run.profile.unwrap_or_default();
-    let mut flow_names: HashMap<&str, ()> = HashMap::new();
+    // Every connection and flow name, generated ones included.
+    let mut flow_names: HashSet<String> = HashSet::new();
     let mut conns = Vec::new();
     let seed = s.run.seed.unwrap_or(1);
     let ctx = ConnCtx { tcp, profile, delay_samples };
     for (i, c) in s.connections.iter().enumerate() {
         let f = format!("connections[{i}]");
         check_name(&format!("{f}.name"), &c.name)?;
-        if flow_names.insert(&c.name, ()).is_some() {
+        if !flow_names.insert(c.name.clone()) {
             return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", c.name));
         }
         if c.from.is_some() || c.to.is_some() {
             if c.paths.is_some() {
                 return err(format!("{f}.paths"), "give either `paths` or `from`/`to` hosts, not both");
             }
-            let Some(g) = generated.as_mut() else { return err(format!("{f}.from"), "`from`/`to` name hosts of a [topology]; this scenario has none") };
-            let (Some(a), Some(b)) = (&c.from, &c.to) else {
-                let missing = if c.from.is_none() { "from" } else { "to" };
-                return err(format!("{f}.{missing}"), format!("a host-pair connection needs both `from` and `to`; `{missing}` is missing"));
-            };
-            let (src, dst) = (g.host(&format!("{f}.from"), a)?, g.host(&format!("{f}.to"), b)?);
+            let (g, src, dst) = super::expand::host_pair(generated.as_mut(), &f, "connection", &c.from, &c.to)?;
             let n = c.subflows.unwrap_or(1);
             if n == 0 || n > 64 {
                 return err(format!("{f}.subflows"), format!("expected 1 to 64 subflows, got {n}"));
             }
             let sel = g.pick(&format!("{f}.to"), &c.name, src, dst, n as usize, c.path_choice.unwrap_or_default(), seed, &mut paths)?;
             let mut cp = conn_plan(&f, c, sel, &paths, &ctx)?;
-            cp.hosts = Some((a.clone(), b.clone()));
+            cp.hosts = c.from.clone().zip(c.to.clone());
             conns.push(cp);
             continue;
         }
-        for x in ["subflows", "path_choice"] {
-            if (x == "subflows" && c.subflows.is_some()) || (x == "path_choice" && c.path_choice.is_some()) {
+        for (x, given) in [("subflows", c.subflows.is_some()), ("path_choice", c.path_choice.is_some())] {
+            if given {
                 return err(format!("{f}.{x}"), "only host-pair connections (`from`, `to`) pick paths; list `paths` instead");
             }
         }
@@ -439,22 +435,17 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, fl) in s.flows.iter().enumerate() {
         let f = format!("flows[{i}]");
         check_name(&format!("{f}.name"), &fl.name)?;
-        if flow_names.insert(&fl.name, ()).is_some() {
+        if !flow_names.insert(fl.name.clone()) {
             return err(format!("{f}.name"), format!("duplicate connection/flow name {:?}", fl.name));
         }
         if fl.from.is_some() || fl.to.is_some() {
             if fl.path.is_some() {
                 return err(format!("{f}.path"), "give either `path` or `from`/`to` hosts, not both");
             }
-            let Some(g) = generated.as_mut() else { return err(format!("{f}.from"), "`from`/`to` name hosts of a [topology]; this scenario has none") };
-            let (Some(a), Some(b)) = (&fl.from, &fl.to) else {
-                let missing = if fl.from.is_none() { "from" } else { "to" };
-                return err(format!("{f}.{missing}"), format!("a host-pair flow needs both `from` and `to`; `{missing}` is missing"));
-            };
-            let (src, dst) = (g.host(&format!("{f}.from"), a)?, g.host(&format!("{f}.to"), b)?);
+            let (g, src, dst) = super::expand::host_pair(generated.as_mut(), &f, "flow", &fl.from, &fl.to)?;
             let sel = g.pick(&format!("{f}.to"), &fl.name, src, dst, 1, fl.path_choice.unwrap_or_default(), seed, &mut paths)?;
             let mut cp = flow_plan(&f, fl, sel[0], &ctx)?;
-            cp.hosts = Some((a.clone(), b.clone()));
+            cp.hosts = fl.from.clone().zip(fl.to.clone());
             conns.push(cp);
             continue;
         }
@@ -465,12 +456,12 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         known(&format!("{f}.path"), "path", path, paths_spec.iter().map(|p| p.name.as_str()))?;
         conns.push(flow_plan(&f, fl, path_idx[path.as_str()], &ctx)?);
     }
-    let duration_for_traffic = duration;
-    for gc in super::expand::traffic(s, generated.as_ref(), seed, duration_for_traffic)? {
+    for gc in super::expand::traffic(s, generated.as_ref(), seed, duration)? {
+        // (`traffic` refuses a [[traffic]] table without a [topology].)
         let Some(g) = generated.as_mut() else { break };
         let c = &gc.spec;
-        if flow_names.contains_key(c.name.as_str()) {
-            return err(format!("{}.name", gc.field), format!("generated name {:?} is also the name of another connection or flow", c.name));
+        if !flow_names.insert(c.name.clone()) {
+            return err(format!("{}.name", gc.field), format!("generated name {:?} is also the name of another connection or flow; give the [[traffic]] table its own `name`", c.name));
         }
         let n = if gc.transport == Transport::Tcp { 1 } else { c.subflows.unwrap_or(1) as usize };
         let sel = g.pick(&gc.field, &c.name, gc.src, gc.dst, n, c.path_choice.unwrap_or_default(), seed, &mut paths)?;
@@ -493,13 +484,8 @@ pub(super) fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         } else {
             conn_plan(&gc.field, c, sel, &paths, &ctx)?
         };
-        cp.hosts = Some((c.from.clone().unwrap_or_default(), c.to.clone().unwrap_or_default()));
+        cp.hosts = c.from.clone().zip(c.to.clone());
         conns.push(cp);
-    }
-    let names: std::collections::HashSet<&str> = conns.iter().map(|c| c.cfg.name.as_str()).collect();
-    if names.len() != conns.len() {
-        // Two [[traffic]] tables with one name.
-        return err("traffic", "two [[traffic]] tables generate the same connection names; give each its own `name`");
     }
     let start_jitter = s.run.start_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
     let join_jitter = s.run.join_jitter.as_ref().map_or(SimTime::ZERO, |d| d.value);
