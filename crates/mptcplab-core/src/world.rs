@@ -5,7 +5,7 @@ use crate::metrics::{CcSnapshot, FrameTable, Metrics};
 use crate::mptcp::conn::{Connection, SubState, TimerRequest};
 use crate::mptcp::scheduler::MinRttOptions;
 use crate::mptcp::pm;
-use crate::net::{LinkDir, Offer, Packet, PacketKind, Route};
+use crate::net::{Carried, LinkDir, Offer, Packet, PacketKind, Routes};
 use crate::pcap::{PcapError, PcapWriter, SubflowInfo};
 use crate::rng::Rng;
 use crate::scenario::{Plan, ScenarioError};
@@ -89,12 +89,15 @@ pub struct Simulator {
     events: EventQueue,
     /// Link directions, indexed by hop id (2·link + direction).
     pub links: Vec<LinkDir>,
-    routes: Vec<Route>,
+    routes: Routes,
     pub conns: Vec<Connection>,
     /// Per connection: the world path index of each connection path.
     pub conn_paths: Vec<Vec<usize>>,
     pub plan: Plan,
     outbox: Vec<Packet>,
+    /// Every packet in the network, from its source to its destination or its drop:
+    /// links carry a slot of this store (`Carried`), not the packet.
+    packets: PacketStore,
     timer_reqs: Vec<TimerRequest>,
     pub metrics: Metrics,
     traced: Vec<bool>,
@@ -127,10 +130,10 @@ impl Simulator {
                 links.push(ld);
             }
         }
-        let mut routes = Vec::with_capacity(plan.paths.len() * 2);
+        let mut routes = Routes::default();
         for p in &plan.paths {
-            routes.push(Route { hops: p.fwd_hops.clone() });
-            routes.push(Route { hops: p.rev_hops.clone() });
+            routes.push(&p.fwd_hops);
+            routes.push(&p.rev_hops);
         }
         let mut conns = Vec::new();
         let mut conn_paths = Vec::new();
@@ -183,6 +186,7 @@ impl Simulator {
             sample_interval: plan.sample_interval,
             plan,
             outbox: Vec::with_capacity(64),
+            packets: PacketStore::default(),
             timer_reqs: Vec::with_capacity(16),
             metrics: Metrics::default(),
             traced,
@@ -348,9 +352,13 @@ impl Simulator {
             Event::LinkChange { link, entry } => {
                 let l = &mut self.links[link as usize];
                 let ch = l.changes[entry as usize].clone();
-                if let Some(at) = l.apply(self.now, &ch) {
+                let mut lost = Vec::new();
+                if let Some(at) = l.apply(self.now, &ch, &mut lost) {
                     let epoch = l.epoch;
                     self.events.schedule(at, Event::LinkArrive { link, epoch });
+                }
+                for c in lost {
+                    self.packets.release(c.slot);
                 }
             }
             Event::Timer { conn, sub, kind } => {
@@ -388,12 +396,13 @@ impl Simulator {
     }
 
     /// Move a packet to its next hop, or to its destination end.
-    fn forward(&mut self, mut pkt: Packet) {
-        pkt.hop += 1;
-        let route = &self.routes[pkt.route as usize];
-        if (pkt.hop as usize) < route.hops.len() {
-            self.offer(&pkt);
+    fn forward(&mut self, mut carried: Carried) {
+        carried.pos += 1;
+        let hop = self.routes.at(carried.pos);
+        if hop != Routes::END {
+            self.offer(carried, hop);
         } else {
+            let pkt = self.packets.take(carried.slot);
             let c = pkt.conn as usize;
             if self.pcap.is_some() {
                 self.pcap_packet(&pkt, true);
@@ -411,12 +420,10 @@ impl Simulator {
         }
     }
 
-    /// By reference: a packet is 88 bytes, and each copy on the way from the outbox to
-    /// the link's ring cost (issue 14, perf on S1).
-    fn offer(&mut self, pkt: &Packet) {
-        let hop = self.routes[pkt.route as usize].hops[pkt.hop as usize];
+    /// Offer a packet to link direction `hop`; a drop releases it from the store.
+    fn offer(&mut self, carried: Carried, hop: u32) {
         let now = self.now;
-        match self.links[hop as usize].offer(now, pkt) {
+        match self.links[hop as usize].offer(now, carried) {
             Offer::Accepted { arrive, new_head } => {
                 if new_head {
                     let epoch = self.links[hop as usize].epoch;
@@ -424,6 +431,7 @@ impl Simulator {
                 }
             }
             drop => {
+                let pkt = self.packets.take(carried.slot);
                 if pkt.kind == PacketKind::Data {
                     if let Some(s) = self.conns[pkt.conn as usize].subflows.get_mut(pkt.sub as usize) {
                         match drop {
@@ -454,15 +462,16 @@ impl Simulator {
         }
         // (`offer` and `trace_tx` never touch the outbox: it is lent out meanwhile.)
         let mut outbox = std::mem::take(&mut self.outbox);
-        for p in outbox.iter_mut() {
-            p.hop = 0;
+        for p in outbox.iter() {
             if traced {
                 self.trace_tx(p);
             }
             if self.pcap.is_some() {
                 self.pcap_packet(p, false);
             }
-            self.offer(p);
+            let pos = self.routes.first(p.route);
+            let carried = Carried { slot: self.packets.put(p), pos, wire_bytes: p.wire_bytes };
+            self.offer(carried, self.routes.at(pos));
         }
         outbox.clear();
         self.outbox = outbox;
@@ -805,4 +814,37 @@ impl Simulator {
         }
         Ok(())
     }
+}
+
+/// The packets in the network, each in one slot from the moment it leaves its source to
+/// its arrival or drop; freed slots are reused last-freed first (still in cache).
+#[derive(Default)]
+struct PacketStore {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketStore {
+    #[inline]
+    fn put(&mut self, p: &Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = *p;
+                i
+            }
+            None => {
+                self.slots.push(*p);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The packet in `slot`, which is free again.
+    #[inline]
+    fn take(&mut self, slot: u32) -> Packet {
+        self.free.push(slot);
+        self.slots[slot as usize]
+    }
+
+    fn release(&mut self, slot: u32) { self.free.push(slot); }
 }

@@ -272,6 +272,7 @@ impl Connection {
     /// by at least two segments (Linux `tcp_cleanup_rbuf`), or with Linux receive memory
     /// as `mptcp_cleanup_rbuf` decides (`cleanup_rbuf`).
     pub fn app_read(&mut self, now: SimTime, max: u64, out: &mut Vec<Packet>) {
+        self.timer_scope = u64::MAX;
         let read_before = self.rcv.read_total;
         self.rcv.read(max);
         if self.rcv.skb.is_some() {

@@ -171,7 +171,7 @@ impl Connection {
         }
         let nospace = self.app_blocked();
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
-        for (s, &before) in self.subflows.iter_mut().zip(self.sent_before.iter()) {
+        for (i, (s, &before)) in self.subflows.iter_mut().zip(self.sent_before.iter()).enumerate() {
             if s.state == SubState::Established {
                 s.tx.validate_after_push(now, s.tx.stats.segs_sent != before, !s.queue.is_empty(), nospace);
                 // Nothing to send and cwnd room: delivery-rate samples are app-limited.
@@ -181,6 +181,7 @@ impl Connection {
                 // Held back only by the pacer: wake up when it allows the next packet.
                 if s.tx.has_cwnd_space() && !s.tx.pacing_ok(now) && (meta_has_data || !s.queue.is_empty() || s.tx.sb.lost_out > s.tx.sb.retrans_out) {
                     s.pace_deadline = Some(s.tx.next_send_at);
+                    self.timer_scope |= sub_bit(i);
                 }
             }
         }

@@ -259,6 +259,7 @@ impl Connection {
 
     /// The path manager's timer: carry out its actions, then send what the change allows.
     pub fn handle_pm_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.timer_scope = u64::MAX;
         let mut acts = std::mem::take(&mut self.pm_actions);
         acts.clear();
         self.pm.handle_timeout(now, &mut acts);

@@ -19,10 +19,18 @@ pub(super) fn take_due(event_at: &mut Option<SimTime>, deadline: &mut Option<Sim
 }
 
 impl Connection {
-    /// Deadlines the engine must have events for.
+    /// Deadlines the engine must have events for: of the subflows in `timer_scope`
+    /// (the others' deadlines have not moved since the last poll), and the extra timers.
     #[inline]
     pub fn poll_timers(&mut self, reqs: &mut Vec<TimerRequest>) {
-        for (i, s) in self.subflows.iter_mut().enumerate() {
+        let n = self.subflows.len();
+        let mut scope = std::mem::replace(&mut self.timer_scope, 0) & if n >= 64 { u64::MAX } else { sub_bit(n) - 1 };
+        #[cfg(any(test, debug_assertions))]
+        self.assert_out_of_scope_timers_scheduled(scope);
+        while scope != 0 {
+            let i = scope.trailing_zeros() as usize;
+            scope &= scope - 1;
+            let s = &mut self.subflows[i];
             let rto = match s.state {
                 SubState::Established => s.tx.rto_deadline,
                 SubState::SynSent | SubState::PreEstablished => s.handshake_deadline,
@@ -77,9 +85,31 @@ impl Connection {
         }
     }
 
+    /// Tests and debug builds: a subflow left out of `timer_scope` has an event at or
+    /// before each of its deadlines already, so polling it would have asked for nothing.
+    #[cfg(any(test, debug_assertions))]
+    fn assert_out_of_scope_timers_scheduled(&self, scope: u64) {
+        let covered = |d: Option<SimTime>, e: Option<SimTime>| d.is_none_or(|d| e.is_some_and(|e| e <= d));
+        for (i, s) in self.subflows.iter().enumerate() {
+            if scope & sub_bit(i) != 0 {
+                continue;
+            }
+            let rto = match s.state {
+                SubState::Established => s.tx.rto_deadline,
+                SubState::SynSent | SubState::PreEstablished => s.handshake_deadline,
+                SubState::Idle => None,
+            };
+            assert!(covered(rto, s.rto_event_at), "conn {} subflow {i}: RTO deadline {rto:?} moved out of scope (event {:?})", self.id, s.rto_event_at);
+            assert!(covered(s.pace_deadline, s.pace_event_at), "conn {} subflow {i}: pacing deadline moved out of scope", self.id);
+            let delack = s.rx.as_ref().and_then(|r| r.delack_deadline);
+            assert!(covered(delack, s.delack_event_at), "conn {} subflow {i}: delayed-ACK deadline moved out of scope", self.id);
+        }
+    }
+
     /// A timer of subflow `i` may have expired.
     #[inline]
     pub fn on_timer(&mut self, now: SimTime, i: usize, kind: TimerKind, out: &mut Vec<Packet>) {
+        self.timer_scope = u64::MAX;
         match kind {
             TimerKind::Rto => {
                 let s = &mut self.subflows[i];
