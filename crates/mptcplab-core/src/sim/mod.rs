@@ -232,6 +232,24 @@ impl LinkTree {
         }
     }
 
+    /// Set the key of link `link`, whose slot is empty. Its ancestors can only go down to
+    /// `key`: the walk stops at the first that is already earlier, which in a busy
+    /// network is a level or two up, not the root.
+    #[inline]
+    fn fill(&mut self, link: usize, key: u128) {
+        let (t, q) = ((key >> 64) as u64, key as u64);
+        let mut i = self.width + link;
+        self.time[i] = t;
+        self.seq[i] = q;
+        while i > 1 {
+            i >>= 1;
+            if (self.time[i], self.seq[i]) < (t, q) {
+                break;
+            }
+            (self.time[i], self.seq[i], self.links[i]) = (t, q, link as u32);
+        }
+    }
+
     /// Finish the last pop: empty the taken slot unless it was re-keyed.
     #[inline]
     fn settle(&mut self) {
@@ -258,11 +276,13 @@ impl LinkTree {
         }
         let old = self.key(self.width + l);
         let displaced = (old != EMPTY).then(|| (old, Event::LinkArrive { link, epoch: self.epochs[l] }));
+        self.epochs[l] = epoch;
         if displaced.is_none() {
             self.occupied += 1;
+            self.fill(l, key);
+        } else {
+            self.set(l, key);
         }
-        self.epochs[l] = epoch;
-        self.set(l, key);
         displaced
     }
 
