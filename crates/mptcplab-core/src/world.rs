@@ -626,7 +626,7 @@ impl Simulator {
             ls.sent_pkts.push(l.stats.offered);
             ls.delivered_pkts.push(l.stats.delivered);
             ls.dropped_pkts.push(l.stats.dropped());
-            ls.rate_mbps.push(l.rate.mbps());
+            ls.rate_mbps.push(l.rate().mbps());
         }
     }
 

@@ -47,7 +47,7 @@ fn run(sc: &Scenario, seed: Option<u64>) -> Run {
     let caps: Vec<f64> = (0..n)
         .map(|i| {
             let p = &s.plan.paths[s.conn_paths[0][i]];
-            let rate = p.fwd_hops.iter().map(|&h| s.links[h as usize].rate.0).fold(f64::INFINITY, f64::min);
+            let rate = p.fwd_hops.iter().map(|&h| s.links[h as usize].rate().0).fold(f64::INFINITY, f64::min);
             rate * 1448.0 / 1500.0 / 1e6
         })
         .collect();

@@ -81,9 +81,12 @@ impl LinkStats {
 
 #[repr(C, align(64))]
 pub struct LinkDir {
-    // Fields in the order an offer and an arrival read them, so the hot ones share the
-    // first four cache lines (issue 16: at a k = 8 FatTree the 768 link directions'
-    // structs left L1 between two visits; `repr(C)` keeps the order).
+    // Fields in the order an offer and an arrival read them, so that what they read
+    // fills the first three cache lines (`LAYOUT` below): the rings; the clock of the
+    // queue with the flags an offer tests first; the counters and the limit (issue 16:
+    // at a k = 8 FatTree the 768 link directions' structs leave L1 between two visits,
+    // and the next link's lines were the largest share of an offer's misses). `repr(C)`
+    // keeps the order.
     onlink: VecDeque<OnLink>,
     /// The packets whose transmission had not ended when last looked at (`settle`, lazy):
     /// the last `txq.len()` packets of `onlink`, as (transmission end, wire bytes). The
@@ -94,18 +97,20 @@ pub struct LinkDir {
     busy_until: SimTime,
     last_arrive: SimTime,
     queued_bytes: u64,
-    pub rate: Bandwidth,
     pub delay: SimTime,
-    /// The last serialisation time computed, `(wire bytes, rate bits, time)`: a direction
-    /// carries mostly one size (full data segments one way, ACKs the other), and the
-    /// division and float rounding of `Bandwidth::tx_time` were a fifth of `offer` (perf,
-    /// S1). Keyed by the rate too, so a rate change (`apply`, or a caller) misses it.
-    tx_memo: (u32, u64, SimTime),
+    /// The last serialisation time computed, `(wire bytes, time)`: a direction carries
+    /// mostly one size (full data segments one way, ACKs the other), and the division
+    /// and float rounding of `Bandwidth::tx_time` were a fifth of `offer` (perf, S1).
+    /// A change of the rate (`set_rate`) forgets it.
+    tx_memo: (u32, SimTime),
+    pub epoch: u32,
+    up: bool,
+    /// `loss` can drop a packet (false: no draw, as `LossModel::drops` makes none).
+    lossy: bool,
     pub stats: LinkStats,
     pub limit: QueueLimit,
-    pub epoch: u32,
-    pub up: bool,
-    pub loss: LossModel,
+    rate: Bandwidth,
+    loss: LossModel,
     rng: Rng,
     /// `links[].jitter`: the bound of the extra per-packet delay and its own stream (so
     /// that a link without jitter draws exactly what it drew before).
@@ -116,6 +121,14 @@ pub struct LinkDir {
     pub changes: Vec<LinkChange>,
 }
 
+/// Byte offsets of the fields an offer reads, against the lines they were laid out for.
+#[cfg(test)]
+const LAYOUT: [(usize, usize); 3] = [
+    (std::mem::offset_of!(LinkDir, txq), 0),
+    (std::mem::offset_of!(LinkDir, lossy), 1),
+    (std::mem::offset_of!(LinkDir, limit), 2),
+];
+
 impl LinkDir {
     pub fn new(name: String, direction: &'static str, rate: Bandwidth, delay: SimTime, limit: QueueLimit, loss: LossModel, rng: Rng) -> Self {
         LinkDir {
@@ -124,6 +137,7 @@ impl LinkDir {
             rate,
             delay,
             limit,
+            lossy: !matches!(loss, LossModel::Bernoulli { p } if p <= 0.0),
             loss,
             up: true,
             rng,
@@ -133,7 +147,7 @@ impl LinkDir {
             busy_until: SimTime::ZERO,
             last_arrive: SimTime::ZERO,
             jitter: None,
-            tx_memo: (u32::MAX, 0, SimTime::ZERO),
+            tx_memo: (u32::MAX, SimTime::ZERO),
             epoch: 0,
             stats: LinkStats::default(),
             changes: Vec::new(),
@@ -143,14 +157,22 @@ impl LinkDir {
     /// Add an extra delay per packet, uniform in [0, `bound`), drawn from `rng`.
     pub fn set_jitter(&mut self, bound: SimTime, rng: Rng) { self.jitter = Some((bound, rng)); }
 
-    /// `self.rate.tx_time(bytes)`, remembered for the last size and rate.
+    pub fn rate(&self) -> Bandwidth { self.rate }
+
+    pub fn is_up(&self) -> bool { self.up }
+
+    fn set_rate(&mut self, rate: Bandwidth) {
+        self.rate = rate;
+        self.tx_memo = (u32::MAX, SimTime::ZERO);
+    }
+
+    /// `self.rate.tx_time(bytes)`, remembered for the last size.
     #[inline]
     fn tx_time(&mut self, bytes: u32) -> SimTime {
-        let rate = self.rate.0.to_bits();
-        if self.tx_memo.0 != bytes || self.tx_memo.1 != rate {
-            self.tx_memo = (bytes, rate, self.rate.tx_time(bytes));
+        if self.tx_memo.0 != bytes {
+            self.tx_memo = (bytes, self.rate.tx_time(bytes));
         }
-        self.tx_memo.2
+        self.tx_memo.1
     }
 
     /// Drop from `txq` the packets whose transmission has ended by `now`.
@@ -179,7 +201,7 @@ impl LinkDir {
             self.stats.dropped_down += 1;
             return Offer::DroppedDown;
         }
-        if self.loss.drops(&mut self.rng) {
+        if self.lossy && self.loss.drops(&mut self.rng) {
             self.stats.dropped_loss += 1;
             return Offer::DroppedLoss;
         }
@@ -249,6 +271,7 @@ impl LinkDir {
     pub fn apply(&mut self, now: SimTime, ch: &LinkChange, lost: &mut Vec<Carried>) -> Option<SimTime> {
         if let Some(p) = ch.loss {
             self.loss.set_bernoulli(p);
+            self.lossy = p > 0.0;
         }
         if let Some(false) = ch.up {
             // Down: what is queued and what is in flight on the link is lost.
@@ -260,7 +283,7 @@ impl LinkDir {
             self.busy_until = now;
             self.last_arrive = now;
             self.epoch = self.epoch.wrapping_add(1);
-            if let Some(r) = ch.rate { self.rate = r; }
+            if let Some(r) = ch.rate { self.set_rate(r); }
             if let Some(d) = ch.delay { self.delay = d; }
             return None;
         }
@@ -270,7 +293,7 @@ impl LinkDir {
         if ch.rate.is_none() && ch.delay.is_none() {
             return None;
         }
-        if let Some(r) = ch.rate { self.rate = r; }
+        if let Some(r) = ch.rate { self.set_rate(r); }
         if let Some(d) = ch.delay { self.delay = d; }
         // Re-time the packets whose transmission has not started; those in service or
         // propagating keep their times.
@@ -309,6 +332,15 @@ mod tests {
         LinkDir::new("l".into(), "forward", Bandwidth(rate_mbps * 1e6), SimTime::from_ms(delay_ms), limit, LossModel::none(), Rng::stream(1, "l"))
     }
     fn pkt(bytes: u32) -> Carried { Carried { slot: 0, pos: 0, wire_bytes: bytes } }
+
+    #[test]
+    fn an_offer_reads_the_first_three_cache_lines() {
+        for (offset, line) in LAYOUT {
+            assert_eq!(offset / 64, line, "offset {offset}");
+        }
+        assert_eq!(std::mem::offset_of!(LinkDir, tx_memo) / 64, 1);
+        assert_eq!(std::mem::offset_of!(LinkDir, up) / 64, 1);
+    }
 
     #[test]
     fn packets_are_serialised_then_delayed() {
