@@ -98,11 +98,14 @@ pub struct LinkDir {
     last_arrive: SimTime,
     queued_bytes: u64,
     pub delay: SimTime,
-    /// The last serialisation time computed, `(wire bytes, time)`: a direction carries
-    /// mostly one size (full data segments one way, ACKs the other), and the division
-    /// and float rounding of `Bandwidth::tx_time` were a fifth of `offer` (perf, S1).
-    /// A change of the rate (`set_rate`) forgets it.
-    tx_memo: (u32, SimTime),
+    /// The last serialisation times computed, one for packets under 512 bytes (ACKs)
+    /// and one for larger ones (data), with their sizes: a direction carries mostly a
+    /// full data segment's size and an ACK's, and the division and float rounding of
+    /// `Bandwidth::tx_time` were a fifth of `offer` (perf, S1). In a FatTree every link
+    /// carries both, which one memo kept forgetting. A change of the rate (`set_rate`)
+    /// forgets them.
+    tx_memo: [SimTime; 2],
+    tx_memo_bytes: [u32; 2],
     pub epoch: u32,
     up: bool,
     /// `loss` can drop a packet (false: no draw, as `LossModel::drops` makes none).
@@ -147,7 +150,8 @@ impl LinkDir {
             busy_until: SimTime::ZERO,
             last_arrive: SimTime::ZERO,
             jitter: None,
-            tx_memo: (u32::MAX, SimTime::ZERO),
+            tx_memo: [SimTime::ZERO; 2],
+            tx_memo_bytes: [u32::MAX; 2],
             epoch: 0,
             stats: LinkStats::default(),
             changes: Vec::new(),
@@ -163,16 +167,18 @@ impl LinkDir {
 
     fn set_rate(&mut self, rate: Bandwidth) {
         self.rate = rate;
-        self.tx_memo = (u32::MAX, SimTime::ZERO);
+        self.tx_memo_bytes = [u32::MAX; 2];
     }
 
     /// `self.rate.tx_time(bytes)`, remembered for the last size.
     #[inline]
     fn tx_time(&mut self, bytes: u32) -> SimTime {
-        if self.tx_memo.0 != bytes {
-            self.tx_memo = (bytes, self.rate.tx_time(bytes));
+        let k = usize::from(bytes < 512);
+        if self.tx_memo_bytes[k] != bytes {
+            self.tx_memo_bytes[k] = bytes;
+            self.tx_memo[k] = self.rate.tx_time(bytes);
         }
-        self.tx_memo.1
+        self.tx_memo[k]
     }
 
     /// Drop from `txq` the packets whose transmission has ended by `now`.
@@ -339,6 +345,7 @@ mod tests {
             assert_eq!(offset / 64, line, "offset {offset}");
         }
         assert_eq!(std::mem::offset_of!(LinkDir, tx_memo) / 64, 1);
+        assert_eq!(std::mem::offset_of!(LinkDir, tx_memo_bytes) / 64, 1);
         assert_eq!(std::mem::offset_of!(LinkDir, up) / 64, 1);
     }
 
