@@ -317,11 +317,7 @@ impl Simulator {
 
     /// Handle the next event if it is due before `until`. Returns false when there is none.
     pub fn step(&mut self, until: SimTime) -> bool {
-        match self.events.peek_time() {
-            Some(t) if t <= until => {}
-            _ => return false,
-        }
-        let Some((t, ev)) = self.events.pop() else { return false };
+        let Some((t, ev)) = self.events.pop_until(until) else { return false };
         self.now = t;
         self.handle(ev);
         true

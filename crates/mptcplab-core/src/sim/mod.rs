@@ -350,11 +350,20 @@ impl EventQueue {
         Some(SimTime((k >> 64) as u64))
     }
     #[inline]
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let from_links = match (self.links.top_key(), self.others.top_key()) {
-            (Some(a), Some(b)) => a < b,
-            (a, _) => a.is_some(),
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> { self.pop_until(SimTime(u64::MAX)) }
+
+    /// Take the earliest event if it is due at or before `until` (one look at the two
+    /// tops, where `peek_time` then `pop` looked twice).
+    #[inline]
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        let (key, from_links) = match (self.links.top_key(), self.others.top_key()) {
+            (Some(a), Some(b)) => (a.min(b), a < b),
+            (Some(a), None) => (a, true),
+            (None, b) => (b?, false),
         };
+        if (key >> 64) as u64 > until.ns() {
+            return None;
+        }
         let (key, ev) = if from_links { self.links.pop() } else { self.others.pop() }?;
         self.popped += 1;
         Some((SimTime((key >> 64) as u64), ev))
@@ -477,7 +486,10 @@ mod tests {
                 model.sort_by_key(|&(at, s, _)| (at, s));
                 let (at, _, want) = model.remove(0);
                 assert_eq!(q.peek_time(), Some(SimTime(at)));
-                let (t, ev) = q.pop().unwrap();
+                if at > 0 {
+                    assert_eq!(q.pop_until(SimTime(at - 1)), None, "not due yet");
+                }
+                let (t, ev) = q.pop_until(SimTime(at)).unwrap();
                 assert_eq!((t, ev), (SimTime(at), want));
                 now = at;
                 if let Event::LinkArrive { link, epoch: e } = ev {
