@@ -89,17 +89,13 @@ impl Connection {
             if reinject.is_none() && !new_data && !window_limited && !sndbuf_full && self.snd.segs.is_empty() {
                 break;
             }
-            // Every decision below needs a subflow that can send now (minRTT's
-            // `get_available_subflow`): skip the scheduler when none can. A scheduler
-            // that queues data on subflows (upstream) is asked regardless.
-            if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) && !self.sched.queues_data() {
-                break;
-            }
             // minRTT's choice for new data reads four facts per subflow: read them straight
             // from the subflows instead of building every view (the views' other fields
             // serve its other branches, the other schedulers and the trace). The same
             // `pick`, so the same choice: `MinRtt::schedule` sends new data on it, or
-            // nothing, and records no status.
+            // nothing, and records no status. It comes before the check below, which it
+            // makes on its own: a candidate with space (`has_space`) can send now, so when
+            // none can, it picks none and the loop ends as the check would end it.
             if reinject.is_none() && new_data && !self.obs.trace_sched && matches!(self.sched, AnyScheduler::MinRtt(_)) {
                 let want = next.unwrap_or(mss) as u64;
                 let subs = &self.subflows;
@@ -108,6 +104,12 @@ impl Connection {
                     Ok(Some(sub)) if self.send_on(now, sub, Segment::New, out) => continue,
                     _ => break,
                 }
+            }
+            // Every decision below needs a subflow that can send now (minRTT's
+            // `get_available_subflow`): skip the scheduler when none can. A scheduler
+            // that queues data on subflows (upstream) is asked regardless.
+            if !self.subflows.iter().any(|s| s.state == SubState::Established && !s.pf && s.tx.can_send(now)) && !self.sched.queues_data() {
+                break;
             }
             self.build_views(now, next.unwrap_or(mss) as u64);
             let una = self.snd.segs.front().map(|s| (s.dsn, s.len, s.path_mask));
