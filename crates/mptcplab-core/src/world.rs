@@ -5,7 +5,7 @@ use crate::metrics::{CcSnapshot, FrameTable, Metrics};
 use crate::mptcp::conn::{Connection, SubState, TimerRequest};
 use crate::mptcp::scheduler::MinRttOptions;
 use crate::mptcp::pm;
-use crate::net::{Carried, LinkDir, Offer, Packet, PacketKind, Routes};
+use crate::net::{LinkDir, Offer, Packet, PacketKind, Routes};
 use crate::pcap::{PcapError, PcapWriter, SubflowInfo};
 use crate::rng::Rng;
 use crate::scenario::{Plan, ScenarioError};
@@ -95,9 +95,6 @@ pub struct Simulator {
     pub conn_paths: Vec<Vec<usize>>,
     pub plan: Plan,
     outbox: Vec<Packet>,
-    /// Every packet in the network, from its source to its destination or its drop:
-    /// links carry a slot of this store (`Carried`), not the packet.
-    packets: PacketStore,
     timer_reqs: Vec<TimerRequest>,
     pub metrics: Metrics,
     traced: Vec<bool>,
@@ -186,7 +183,6 @@ impl Simulator {
             sample_interval: plan.sample_interval,
             plan,
             outbox: Vec::with_capacity(64),
-            packets: PacketStore::default(),
             timer_reqs: Vec::with_capacity(16),
             metrics: Metrics::default(),
             traced,
@@ -348,13 +344,9 @@ impl Simulator {
             Event::LinkChange { link, entry } => {
                 let l = &mut self.links[link as usize];
                 let ch = l.changes[entry as usize].clone();
-                let mut lost = Vec::new();
-                if let Some(at) = l.apply(self.now, &ch, &mut lost) {
+                if let Some(at) = l.apply(self.now, &ch) {
                     let epoch = l.epoch;
                     self.events.schedule(at, Event::LinkArrive { link, epoch });
-                }
-                for c in lost {
-                    self.packets.release(c.slot);
                 }
             }
             Event::Timer { conn, sub, kind } => {
@@ -392,13 +384,12 @@ impl Simulator {
     }
 
     /// Move a packet to its next hop, or to its destination end.
-    fn forward(&mut self, mut carried: Carried) {
-        carried.pos += 1;
-        let hop = self.routes.at(carried.pos);
+    fn forward(&mut self, mut pkt: Packet) {
+        pkt.hop += 1;
+        let hop = self.routes.hop(pkt.route, pkt.hop);
         if hop != Routes::END {
-            self.offer(carried, hop);
+            self.offer(&pkt, hop);
         } else {
-            let pkt = self.packets.take(carried.slot);
             let c = pkt.conn as usize;
             if self.pcap.is_some() {
                 self.pcap_packet(&pkt, true);
@@ -416,10 +407,11 @@ impl Simulator {
         }
     }
 
-    /// Offer a packet to link direction `hop`; a drop releases it from the store.
-    fn offer(&mut self, carried: Carried, hop: u32) {
+    /// Offer a packet to link direction `hop`. By reference: a packet is 88 bytes, and
+    /// each copy on the way from the outbox to the link's ring cost (issue 14, perf on S1).
+    fn offer(&mut self, pkt: &Packet, hop: u32) {
         let now = self.now;
-        match self.links[hop as usize].offer(now, carried) {
+        match self.links[hop as usize].offer(now, pkt) {
             Offer::Accepted { arrive, new_head } => {
                 if new_head {
                     let epoch = self.links[hop as usize].epoch;
@@ -427,7 +419,6 @@ impl Simulator {
                 }
             }
             drop => {
-                let pkt = self.packets.take(carried.slot);
                 if pkt.kind == PacketKind::Data {
                     if let Some(s) = self.conns[pkt.conn as usize].subflows.get_mut(pkt.sub as usize) {
                         match drop {
@@ -458,16 +449,15 @@ impl Simulator {
         }
         // (`offer` and `trace_tx` never touch the outbox: it is lent out meanwhile.)
         let mut outbox = std::mem::take(&mut self.outbox);
-        for p in outbox.iter() {
+        for p in outbox.iter_mut() {
+            p.hop = 0;
             if traced {
                 self.trace_tx(p);
             }
             if self.pcap.is_some() {
                 self.pcap_packet(p, false);
             }
-            let pos = self.routes.first(p.route);
-            let carried = Carried { slot: self.packets.put(p), pos, wire_bytes: p.wire_bytes };
-            self.offer(carried, self.routes.at(pos));
+            self.offer(p, self.routes.hop(p.route, 0));
         }
         outbox.clear();
         self.outbox = outbox;
@@ -812,35 +802,3 @@ impl Simulator {
     }
 }
 
-/// The packets in the network, each in one slot from the moment it leaves its source to
-/// its arrival or drop; freed slots are reused last-freed first (still in cache).
-#[derive(Default)]
-struct PacketStore {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-}
-
-impl PacketStore {
-    #[inline]
-    fn put(&mut self, p: &Packet) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = *p;
-                i
-            }
-            None => {
-                self.slots.push(*p);
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-
-    /// The packet in `slot`, which is free again.
-    #[inline]
-    fn take(&mut self, slot: u32) -> Packet {
-        self.free.push(slot);
-        self.slots[slot as usize]
-    }
-
-    fn release(&mut self, slot: u32) { self.free.push(slot); }
-}

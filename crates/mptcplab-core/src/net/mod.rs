@@ -2,7 +2,7 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 
-pub use link::{Carried, LinkDir, LinkChange, Offer};
+pub use link::{LinkDir, LinkChange, Offer};
 pub use packet::{Packet, PacketKind};
 
 /// Every route's link directions, in order, in one array: route `r`'s hop `h` is
@@ -25,12 +25,7 @@ impl Routes {
         self.hops.push(Self::END);
     }
 
-    /// Position of route `route`'s first hop.
+    /// Link direction of hop `hop` on route `route`, or `END` past its last hop.
     #[inline]
-    pub fn first(&self, route: u32) -> u32 { self.start[route as usize] }
-
-    /// Link direction at position `pos` (`first(route) + hop`), or `END` past the
-    /// route's last hop.
-    #[inline]
-    pub fn at(&self, pos: u32) -> u32 { self.hops[pos as usize] }
+    pub fn hop(&self, route: u32, hop: u16) -> u32 { self.hops[self.start[route as usize] as usize + hop as usize] }
 }

@@ -23,6 +23,8 @@ pub struct Packet {
     pub kind: PacketKind,
     pub conn: u32,
     pub sub: u16,
+    /// Index of the hop (link direction) within the route the packet is on.
+    pub hop: u16,
     /// Route id (data routes and ACK routes are both in the world's route table).
     pub route: u32,
     /// Bytes on the wire, headers included.
@@ -55,6 +57,7 @@ impl Packet {
             kind,
             conn,
             sub,
+            hop: 0,
             route,
             wire_bytes,
             seq: 0,
