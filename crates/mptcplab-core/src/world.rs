@@ -801,4 +801,3 @@ impl Simulator {
         Ok(())
     }
 }
-

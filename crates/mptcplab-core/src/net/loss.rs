@@ -30,6 +30,14 @@ impl LossModel {
         }
     }
 
+    /// Whether `drops` can ever say yes (and so draws from the stream).
+    pub fn can_drop(&self) -> bool {
+        match self {
+            LossModel::Bernoulli { p } => *p > 0.0,
+            LossModel::GilbertElliott { .. } => true,
+        }
+    }
+
     pub fn set_bernoulli(&mut self, p: f64) {
         *self = LossModel::Bernoulli { p };
     }

@@ -155,6 +155,17 @@ pub struct TauStats {
 }
 
 impl Subflow {
+    /// The deadline its `Rto` timer serves: the retransmit timer once established, the
+    /// handshake's before.
+    #[inline]
+    pub(super) fn rto_timer_deadline(&self) -> Option<SimTime> {
+        match self.state {
+            SubState::Established => self.tx.rto_deadline,
+            SubState::SynSent | SubState::PreEstablished => self.handshake_deadline,
+            SubState::Idle => None,
+        }
+    }
+
     /// The head of the subflow's send queue leaves it: (dsn, len). Pre-scheduled new data
     /// counts as new when it leaves.
     /// The queue's head: (DSN, length, PSH, whether it ends its skb).

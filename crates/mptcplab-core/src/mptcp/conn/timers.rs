@@ -31,12 +31,7 @@ impl Connection {
             let i = scope.trailing_zeros() as usize;
             scope &= scope - 1;
             let s = &mut self.subflows[i];
-            let rto = match s.state {
-                SubState::Established => s.tx.rto_deadline,
-                SubState::SynSent | SubState::PreEstablished => s.handshake_deadline,
-                SubState::Idle => None,
-            };
-            if let Some(d) = rto {
+            if let Some(d) = s.rto_timer_deadline() {
                 if s.rto_event_at.map_or(true, |e| e > d) {
                     s.rto_event_at = Some(d);
                     reqs.push((d, i as u16, TimerKind::Rto));
@@ -94,11 +89,7 @@ impl Connection {
             if scope & sub_bit(i) != 0 {
                 continue;
             }
-            let rto = match s.state {
-                SubState::Established => s.tx.rto_deadline,
-                SubState::SynSent | SubState::PreEstablished => s.handshake_deadline,
-                SubState::Idle => None,
-            };
+            let rto = s.rto_timer_deadline();
             assert!(covered(rto, s.rto_event_at), "conn {} subflow {i}: RTO deadline {rto:?} moved out of scope (event {:?})", self.id, s.rto_event_at);
             assert!(covered(s.pace_deadline, s.pace_event_at), "conn {} subflow {i}: pacing deadline moved out of scope", self.id);
             let delack = s.rx.as_ref().and_then(|r| r.delack_deadline);
