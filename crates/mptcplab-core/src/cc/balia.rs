@@ -57,7 +57,7 @@ impl Balia {
 
     fn observe(&mut self, c: &Coupling) {
         // `Coupling::alone()` (no view at all) tells nothing; a view without meta is plain TCP.
-        if c.meta.is_some() || !c.subflows.is_empty() {
+        if c.meta.is_some() || !c.subflows().is_empty() {
             self.mptcp = is_mptcp(c);
             self.cnt_established = c.cnt_established();
         }

@@ -117,7 +117,7 @@ impl CoupledDriver {
     fn split(&mut self, i: usize) -> (&mut Sub, Coupling<'_>) {
         self.refresh();
         let meta = if self.mptcp { Some(&self.meta) } else { None };
-        (&mut self.subs[i], Coupling { me: i, subflows: &self.siblings, meta })
+        (&mut self.subs[i], Coupling::new(i, &self.siblings, meta))
     }
 
     pub fn advance(&mut self, d: SimTime) { self.now += d; }

@@ -256,9 +256,9 @@ impl SiblingView {
     pub fn considered(&self) -> bool { self.established && self.srtt > SimTime::ZERO }
 }
 
-/// The siblings of the subflow being updated (`me` indexes into `subflows`).
+/// The siblings of the subflow being updated (`me` indexes into `subflows()`).
 ///
-/// `subflows` is in the order the out-of-tree kernel walks a connection's subflows
+/// `subflows()` is in the order the out-of-tree kernel walks a connection's subflows
 /// (`mptcp_for_each_sk`): newest first. Linux modules break ties by that order (LIA's and
 /// OLIA's best path with `>=`: the last visited, i.e. the oldest, wins).
 ///
@@ -266,21 +266,68 @@ impl SiblingView {
 /// live values from `CcState`. `meta` is connection-level state shared by the
 /// controllers of one connection (Linux: the meta socket's `icsk_ca_priv`, e.g. LIA's
 /// alpha); it is None for a plain TCP flow.
-#[derive(Clone, Copy, Debug)]
+///
+/// The engine builds the siblings' entries on first use (`Siblings::Lazy`): LIA reads
+/// them only in slow start and when its cwnd grows, once per cwnd of ACKs in
+/// congestion avoidance, and a k = 8 FatTree's 8 subflows cost a snapshot of 8
+/// subflows' lines on every ACK (issue 16). The siblings cannot change during the call
+/// (only the subflow being updated is borrowed mutably), so a late snapshot is the one
+/// an early snapshot would have been.
+#[derive(Clone, Copy)]
 pub struct Coupling<'a> {
     pub me: usize,
-    pub subflows: &'a [SiblingView],
+    views: Siblings<'a>,
     pub meta: Option<&'a Cell<[u64; 2]>>,
 }
 
-impl Coupling<'_> {
-    pub fn alone() -> Coupling<'static> { Coupling { me: 0, subflows: &[], meta: None } }
+/// Where a `Coupling`'s sibling views come from.
+#[derive(Clone, Copy)]
+enum Siblings<'a> {
+    Ready(&'a [SiblingView]),
+    Lazy(&'a LazySiblings<'a>),
+}
+
+/// Sibling views built when a controller first asks for them.
+pub struct LazySiblings<'a> {
+    views: std::cell::OnceCell<Vec<SiblingView>>,
+    build: &'a dyn Fn() -> Vec<SiblingView>,
+}
+
+impl<'a> LazySiblings<'a> {
+    pub fn new(build: &'a dyn Fn() -> Vec<SiblingView>) -> LazySiblings<'a> { LazySiblings { views: std::cell::OnceCell::new(), build } }
+
+    /// The views, if a controller asked for them (their buffer, to reuse).
+    pub fn into_views(self) -> Option<Vec<SiblingView>> { self.views.into_inner() }
+}
+
+impl<'a> Coupling<'a> {
+    pub fn alone() -> Coupling<'static> { Coupling { me: 0, views: Siblings::Ready(&[]), meta: None } }
+
+    /// A view over ready snapshots.
+    pub fn new(me: usize, subflows: &'a [SiblingView], meta: Option<&'a Cell<[u64; 2]>>) -> Coupling<'a> { Coupling { me, views: Siblings::Ready(subflows), meta } }
+
+    /// A view whose snapshots are built on first use.
+    pub fn lazy(me: usize, subflows: &'a LazySiblings<'a>, meta: Option<&'a Cell<[u64; 2]>>) -> Coupling<'a> { Coupling { me, views: Siblings::Lazy(subflows), meta } }
+
+    /// The connection's subflows in walk order (the entry at `me` predates this call).
+    pub fn subflows(&self) -> &'a [SiblingView] {
+        match self.views {
+            Siblings::Ready(v) => v,
+            Siblings::Lazy(l) => l.views.get_or_init(|| (l.build)()),
+        }
+    }
 
     /// Linux `cnt_established`: established subflows of the connection (1 when alone).
-    pub fn cnt_established(&self) -> usize { self.subflows.iter().filter(|s| s.established).count().max(1) }
+    pub fn cnt_established(&self) -> usize { self.subflows().iter().filter(|s| s.established).count().max(1) }
 
     /// Whether this controller runs inside a multipath connection with siblings.
-    pub fn is_multipath(&self) -> bool { self.subflows.len() > 1 }
+    pub fn is_multipath(&self) -> bool { self.subflows().len() > 1 }
+}
+
+impl std::fmt::Debug for Coupling<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coupling").field("me", &self.me).field("subflows", &self.subflows()).field("meta", &self.meta).finish()
+    }
 }
 
 /// The hooks of Linux's `tcp_congestion_ops`. Defaults are no-ops, so a controller
@@ -381,6 +428,31 @@ impl CongestionControl for AnyCc {
     fn export(&self) -> [u64; 2] { dispatch!(self, c => c.export()) }
     #[inline]
     fn mode(&self) -> &'static str { dispatch!(self, c => c.mode()) }
+}
+
+#[cfg(test)]
+mod coupling_tests {
+    use super::*;
+
+    #[test]
+    fn lazy_siblings_are_built_once_and_only_when_read() {
+        let calls = Cell::new(0);
+        let build = || {
+            calls.set(calls.get() + 1);
+            vec![SiblingView { cwnd: 3, established: true, ..Default::default() }, SiblingView { cwnd: 9, ..Default::default() }]
+        };
+        let lazy = LazySiblings::new(&build);
+        let c = Coupling::lazy(1, &lazy, None);
+        let _ = (c.me, c.meta);
+        assert_eq!(calls.get(), 0, "nothing read: nothing built");
+        assert_eq!(c.cnt_established(), 1);
+        assert!(c.is_multipath());
+        assert_eq!(c.subflows()[1].cwnd, 9);
+        assert_eq!(calls.get(), 1, "built once for every read");
+        assert_eq!(lazy.into_views().map(|v| v.len()), Some(2), "the buffer comes back for reuse");
+        let unread = LazySiblings::new(&build);
+        assert!(unread.into_views().is_none());
+    }
 }
 
 /// A scripted driver that owns virtual time, for unit tests of any controller

@@ -34,8 +34,8 @@ pub fn live_paths<'a>(c: &'a Coupling, st: &'a CcState, vars: [u64; 2]) -> impl 
         ca_state: st.ca_state,
         vars,
     };
-    let alone = c.subflows.get(c.me).is_none().then(|| (true, own(true)));
-    c.subflows.iter().enumerate().map(move |(j, s)| if j == c.me { (true, own(s.established)) } else { (false, *s) }).chain(alone)
+    let alone = c.subflows().get(c.me).is_none().then(|| (true, own(true)));
+    c.subflows().iter().enumerate().map(move |(j, s)| if j == c.me { (true, own(s.established)) } else { (false, *s) }).chain(alone)
 }
 
 /// Congestion-avoidance growth: once per ACK (Linux, which ignores `acked`) or per
@@ -109,7 +109,7 @@ mod tests {
         let snap = [SiblingView { cwnd: 5, established: true, ..Default::default() }, SiblingView { cwnd: 7, established: true, ..Default::default() }];
         let mut st = CcState::new(40, 1448);
         st.ca_state = CaState::Recovery;
-        let c = Coupling { me: 1, subflows: &snap, meta: None };
+        let c = Coupling::new(1, &snap, None);
         let v: Vec<_> = live_paths(&c, &st, [3, 4]).collect();
         assert_eq!(v.len(), 2);
         assert_eq!((v[0].0, v[0].1.cwnd), (false, 5));

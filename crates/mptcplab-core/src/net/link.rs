@@ -242,7 +242,15 @@ impl LinkDir {
         }
         self.stats.delivered += 1;
         self.stats.bytes_delivered += h.pkt.wire_bytes as u64;
-        crate::sim::shrink_sparse(&mut self.onlink, 1024);
+        if self.onlink.is_empty() {
+            // Back to the ring's first slot (`clear` resets the head index): a link that
+            // empties often then reuses its first few slots, still in cache, instead of
+            // writing each arrival to the slot the ring used a whole capacity ago.
+            self.onlink.clear();
+            self.txq.clear();
+        } else {
+            crate::sim::shrink_sparse(&mut self.onlink, 1024);
+        }
         // The ring is read in order but long after it was written (a link at 10 Gbit/s
         // with 20 ms of delay holds ~17 000 packets): fetch a packet a few places ahead
         // into cache now, so its own pop finds it there (issue 14: at 1 000 connections

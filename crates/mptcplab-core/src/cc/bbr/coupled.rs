@@ -31,10 +31,10 @@ impl Bbr {
             max = max.max(b);
             sum_sq += b * b;
         };
-        if coupling.subflows.is_empty() {
+        if coupling.subflows().is_empty() {
             add(mine);
         }
-        for (j, s) in coupling.subflows.iter().enumerate() {
+        for (j, s) in coupling.subflows().iter().enumerate() {
             if j == coupling.me {
                 add(mine);
             } else if s.established && s.ca_state != CaState::Loss {

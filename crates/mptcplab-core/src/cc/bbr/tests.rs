@@ -145,7 +145,7 @@ fn coupled_bbr_computes_beta_through_the_trait_from_driven_subflows() {
     for _ in 0..12 {
         for i in 0..2 {
             let views = [f[0].view(), f[1].view()];
-            let c = Coupling { me: i, subflows: &views, meta: None };
+            let c = Coupling::new(i, &views, None);
             let pps = if i == 0 { 10_000.0 } else { 2_000.0 };
             f[i].round(pps, &c);
         }
@@ -171,7 +171,7 @@ fn coupled_bbr_computes_beta_through_the_trait_from_driven_subflows() {
 fn a_lone_coupled_bbr_subflow_is_plain_bbr() {
     let mut f = Feed::new(Bbr::new(true), 50);
     let views = [f.view()];
-    f.round(5000.0, &Coupling { me: 0, subflows: &views, meta: None });
+    f.round(5000.0, &Coupling::new(0, &views, None));
     assert_eq!(f.b.beta(), 1.0);
     assert_eq!(f.b.alpha_gain, Some(BBR_UNIT));
 }
@@ -183,12 +183,12 @@ fn a_sibling_in_loss_state_leaves_the_coupled_set() {
     let mut dead = SiblingView { established: true, ..Default::default() };
     for _ in 0..12 {
         let views = [f.view(), dead];
-        f.round(10_000.0, &Coupling { me: 0, subflows: &views, meta: None });
+        f.round(10_000.0, &Coupling::new(0, &views, None));
         dead.vars[0] = f.b.bw();
     }
     assert!((f.b.beta() - 0.5).abs() < 1e-9, "equal siblings: {}", f.b.beta());
     dead.ca_state = CaState::Loss;
     let views = [f.view(), dead];
-    f.round(10_000.0, &Coupling { me: 0, subflows: &views, meta: None });
+    f.round(10_000.0, &Coupling::new(0, &views, None));
     assert_eq!(f.b.beta(), 1.0);
 }

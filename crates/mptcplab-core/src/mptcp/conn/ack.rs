@@ -111,32 +111,50 @@ impl Connection {
     }
 
     /// Run `f` on subflow `i`'s sender with the `Coupling` view its controller needs
-    /// (the sibling snapshots are refreshed only for coupled controllers).
+    /// (sibling snapshots only for coupled controllers, and only if it reads them).
     pub(super) fn with_coupling<R>(&mut self, i: usize, f: impl FnOnce(&mut SubflowTx, &Coupling) -> R) -> R {
-        let needs = self.subflows[i].tx.cc.needs_coupling();
-        if needs {
-            self.refresh_siblings();
+        if !self.subflows[i].tx.cc.needs_coupling() {
+            return f(&mut self.subflows[i].tx, &Coupling::alone());
         }
-        let coupling = if needs { Coupling { me: self.walk.pos(i), subflows: &self.siblings, meta: self.cfg.mptcp.then_some(&self.meta_cc) } } else { Coupling::alone() };
-        f(&mut self.subflows[i].tx, &coupling)
+        // Subflow `i`'s entry is taken now, before `f` changes it; the others when the
+        // controller first reads them, which `f` cannot change (it borrows only `i`).
+        let mine = sibling_view(&self.subflows[i]);
+        let spare = Cell::new(std::mem::take(&mut self.siblings));
+        let (before, rest) = self.subflows.split_at_mut(i);
+        let (me, after) = rest.split_first_mut().expect("subflow index in range");
+        let (before, after) = (&*before, &*after);
+        let order = self.walk.order();
+        let build = || {
+            let mut v = spare.take();
+            v.clear();
+            v.extend(order.iter().map(|&j| match j.cmp(&i) {
+                std::cmp::Ordering::Less => sibling_view(&before[j]),
+                std::cmp::Ordering::Equal => mine,
+                std::cmp::Ordering::Greater => sibling_view(&after[j - i - 1]),
+            }));
+            v
+        };
+        let lazy = LazySiblings::new(&build);
+        let meta = self.cfg.mptcp.then_some(&self.meta_cc);
+        let r = f(&mut me.tx, &Coupling::lazy(self.walk.pos(i), &lazy, meta));
+        self.siblings = lazy.into_views().unwrap_or_else(|| spare.take());
+        r
     }
+}
 
-    pub(super) fn refresh_siblings(&mut self) {
-        self.siblings.clear();
-        for s in self.walk.order().iter().map(|&j| &self.subflows[j]) {
-            let t = &s.tx;
-            self.siblings.push(SiblingView {
-                cwnd: t.st.cwnd,
-                ssthresh: t.st.ssthresh,
-                srtt: t.st.srtt,
-                min_rtt: t.st.min_rtt,
-                in_flight: t.in_flight(),
-                mss: t.cfg.mss,
-                established: s.state == SubState::Established,
-                in_slow_start: t.st.in_slow_start(),
-                ca_state: t.st.ca_state,
-                vars: t.cc.export(),
-            });
-        }
+/// What a coupled controller sees of a subflow (`Coupling`).
+fn sibling_view(s: &Subflow) -> SiblingView {
+    let t = &s.tx;
+    SiblingView {
+        cwnd: t.st.cwnd,
+        ssthresh: t.st.ssthresh,
+        srtt: t.st.srtt,
+        min_rtt: t.st.min_rtt,
+        in_flight: t.in_flight(),
+        mss: t.cfg.mss,
+        established: s.state == SubState::Established,
+        in_slow_start: t.st.in_slow_start(),
+        ca_state: t.st.ca_state,
+        vars: t.cc.export(),
     }
 }

@@ -38,7 +38,7 @@ use super::pm::{AnyPm, PathManager, PmAction};
 use super::scheduler::{Action, AnyScheduler, MetaSegs, MetaView, SchedCounters, SchedView, Scheduler, Segment, StatusNote, SubflowMem, SubflowView};
 use super::stack::{PmStart, SendMemory, Stack, StackPolicy};
 use super::upstream::{self as up, MetaUp, SubflowUp};
-use crate::cc::{self, CongestionControl, Coupling, SiblingView};
+use crate::cc::{self, CongestionControl, Coupling, LazySiblings, SiblingView};
 use crate::metrics::delay::{path_delay, PathDelay};
 use crate::net::packet::{Packet, PacketKind};
 use crate::rng::Rng;
