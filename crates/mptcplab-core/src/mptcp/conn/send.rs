@@ -91,15 +91,16 @@ impl Connection {
             }
             // minRTT's choice for new data reads four facts per subflow: read them straight
             // from the subflows instead of building every view (the views' other fields
-            // serve its other branches, the other schedulers and the trace). The same
-            // `pick`, so the same choice: `MinRtt::schedule` sends new data on it, or
+            // serve its other branches, the other schedulers and the trace), and a
+            // subflow's window only when its SRTT would win (`pick_new_by`). The same
+            // choice as `pick`: `MinRtt::schedule` sends new data on it, or
             // nothing, and records no status. It comes before the check below, which it
             // makes on its own: a candidate with space (`has_space`) can send now, so when
             // none can, it picks none and the loop ends as the check would end it.
             if reinject.is_none() && new_data && !self.obs.trace_sched && matches!(self.sched, AnyScheduler::MinRtt(_)) {
                 let want = next.unwrap_or(mss) as u64;
                 let subs = &self.subflows;
-                let pick = MinRtt::pick_by(self.walk.order(), 0, |i| subs[i].candidate(now, want));
+                let pick = MinRtt::pick_new_by(self.walk.order(), |i| subs[i].head(), |i| subs[i].candidate(now, want).has_space);
                 match pick {
                     Ok(Some(sub)) if self.send_on(now, sub, Segment::New, out) => continue,
                     _ => break,
@@ -352,6 +353,10 @@ pub(super) fn penalise(st: &mut crate::cc::CcState, base: BaseKernel) {
 }
 
 impl Subflow {
+    /// `Candidate`'s `(established, backup, srtt)`: what minRTT reads before the window.
+    #[inline]
+    pub(super) fn head(&self) -> (bool, bool, SimTime) { (self.state == SubState::Established && !self.pf, self.backup, self.tx.st.srtt) }
+
     /// What minRTT's selectors read of the subflow, as `build_views` would put it in its
     /// `SubflowView` (`SubflowView::candidate`); `want`: the next segment's size.
     #[inline]

@@ -8,6 +8,13 @@ impl Connection {
     /// Transmit subflow `i`'s retransmissions and queued data as its cwnd and pacer allow.
     #[inline(always)]
     pub(super) fn drain(&mut self, now: SimTime, i: usize, out: &mut Vec<Packet>) {
+        // Nothing to retransmit (`next_retransmit` finds nothing) and nothing queued: the
+        // loop below would send nothing. Checked first, before the windows (issue 16: a
+        // push drains every subflow, 8 at a k = 8 FatTree's connections).
+        let s = &self.subflows[i];
+        if s.queue.is_empty() && s.tx.sb.lost_out <= s.tx.sb.retrans_out {
+            return;
+        }
         // With a write queue of skbs: the segments of one GSO packet so far, and the most
         // one may hold.
         let (nagle, skbs) = (self.policy.subflow_nagle, self.policy.skb_write_queue);

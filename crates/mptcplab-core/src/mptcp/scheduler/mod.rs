@@ -134,7 +134,8 @@ impl Default for SubflowView {
 /// count as packets, rounded up), and the pacer and the subflow's window allow a send.
 #[inline]
 pub fn has_space(ca_state: CaState, in_flight: u32, queued_bytes: u64, mss: u32, cwnd: u32, pacing_ok: bool, wnd_ok: bool) -> bool {
-    let queued_pkts = queued_bytes.div_ceil(mss.max(1) as u64) as u32;
+    // (The division only when something is queued: mostly nothing is.)
+    let queued_pkts = if queued_bytes == 0 { 0 } else { queued_bytes.div_ceil(mss.max(1) as u64) as u32 };
     ca_state != CaState::Loss && in_flight + queued_pkts < cwnd && pacing_ok && wnd_ok
 }
 
@@ -348,6 +349,50 @@ impl MinRtt {
             }
         }
         Ok(best.or(best_backup))
+    }
+
+    /// `pick_by` for new data (`path_mask` 0: every subflow is unused), reading a
+    /// subflow's window (`space(i)`, `Candidate::has_space`) only where it matters: when
+    /// its SRTT would beat the best so far. `head(i)`: `Candidate`'s `(established,
+    /// backup, srtt)`. The same choice as `pick_by` (a test compares them): with
+    /// everything unused, a subflow that is not faster than the best cannot change the
+    /// choice, and whether it had space counts only when no subflow is chosen.
+    /// (issue 16: each ACK of a k = 8 FatTree's 8-subflow connections picks about three
+    /// times, and evaluating all 8 candidates each time was a tenth of the run.)
+    #[inline]
+    pub fn pick_new_by(order: &[usize], head: impl Fn(usize) -> (bool, bool, SimTime), space: impl Fn(usize) -> bool) -> Result<Option<usize>, ()> {
+        let (best, force) = Self::new_data_selectors(order, false, &head, &space);
+        if force {
+            return best.map(Some).ok_or(());
+        }
+        let (best_backup, force) = Self::new_data_selectors(order, true, &head, &space);
+        if force {
+            return best_backup.map(Some).ok_or(());
+        }
+        Ok(best.or(best_backup))
+    }
+
+    /// `selectors` with `path_mask` 0, evaluating `space` lazily (`pick_new_by`).
+    #[inline]
+    fn new_data_selectors(order: &[usize], backup: bool, head: &impl Fn(usize) -> (bool, bool, SimTime), space: &impl Fn(usize) -> bool) -> (Option<usize>, bool) {
+        let mut best: Option<(usize, SimTime)> = None;
+        let mut temp_unavail = false;
+        for &i in order {
+            let (established, is_backup, srtt) = head(i);
+            if is_backup != backup || !established {
+                continue;
+            }
+            if best.is_some_and(|(_, b)| srtt >= b) {
+                continue;
+            }
+            if space(i) {
+                best = Some((i, srtt));
+            } else {
+                temp_unavail = true;
+            }
+        }
+        let best = best.map(|(i, _)| i);
+        (best, best.is_some() || temp_unavail)
     }
 
     /// `get_subflow_from_selectors` over the active (or backup) subflows: returns the
@@ -765,5 +810,34 @@ mod tests {
         let (a, b) = (sv(20, 10, 0), sv(20, 10, 0));
         assert_eq!(MinRtt::pick(&[a, b], &[0, 1], 0), Ok(Some(0)));
         assert_eq!(MinRtt::pick(&[a, b], &[1, 0], 0), Ok(Some(1)));
+    }
+
+    #[test]
+    fn the_lazy_new_data_pick_chooses_as_the_full_one() {
+        // Random subflows (established or not, backup or not, SRTTs with ties, full or
+        // not, in Loss or not) in a random walk order, against `pick` with nothing sent.
+        let mut rng = crate::rng::Rng::stream(7, "pick");
+        for _ in 0..20_000 {
+            let n = 1 + (rng.next_u64() % 8) as usize;
+            let subs: Vec<SubflowView> = (0..n)
+                .map(|_| {
+                    let r = rng.next_u64();
+                    SubflowView {
+                        established: r & 3 != 0,
+                        backup: r >> 2 & 7 == 0,
+                        ca_state: if r >> 5 & 7 == 0 { CaState::Loss } else { CaState::Open },
+                        wnd_ok: r >> 8 & 7 != 0,
+                        pacing_ok: true,
+                        ..sv(1 + (r >> 11) % 4, 10, ((r >> 20) % 12) as u32)
+                    }
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+            }
+            let lazy = MinRtt::pick_new_by(&order, |i| (subs[i].established, subs[i].backup, subs[i].srtt), |i| subs[i].has_space());
+            assert_eq!(lazy, MinRtt::pick(&subs, &order, 0), "{subs:?} {order:?}");
+        }
     }
 }
