@@ -3,8 +3,8 @@
 //! each with its own controller, `CcState` and jitter-free RTT, and calls the controllers
 //! through the `CongestionControl` trait in the order the engine does.
 //!
-//! Like `mptcp/conn/` (`ack.rs`), every step first snapshots all subflows into `SiblingView`s
-//! (`refresh_siblings`) and passes the connection's shared `Cell` as `meta` (None for a
+//! Like `mptcp/conn/` (`ack.rs`, `with_coupling`, which builds the same views on first
+//! read), every step first snapshots all subflows into `SiblingView`s and passes the connection's shared `Cell` as `meta` (None for a
 //! plain TCP flow). Like `tcp/sender/` (`ack.rs`), an ACK gives `on_rtt_sample`, then any state
 //! change, then `on_ack`; a fast-retransmit loss asks `ssthresh`, enters Recovery, and
 //! (at the ACK that ends it) sets cwnd = ssthresh, sends COMPLETE_CWR and returns to
@@ -94,7 +94,7 @@ impl CoupledDriver {
 
     pub fn cwnd(&self, i: usize) -> u32 { self.subs[i].st.cwnd }
 
-    /// `mptcp/conn/ack.rs` `refresh_siblings`.
+    /// `mptcp/conn/ack.rs` `sibling_view` for every subflow.
     fn refresh(&mut self) {
         self.siblings.clear();
         for s in &self.subs {
