@@ -270,3 +270,32 @@ def test_compare_cli(tmp_path):
 def test_example_plan_is_valid():
     plan = load_plan(REPO / "scenarios" / "sweeps" / "cc-x-buffer.toml")
     assert len(plan.points()) == 3 * 4 * 3
+
+
+def test_a_sweep_keeps_flow_completion_times(tmp_path):
+    """fct.COLUMN metrics (issue 16): each flow's start, size and completion time, the
+    values `simulate` gives for the same point, by flow name."""
+    from mptcplab import simulate
+
+    (tmp_path / "dc.toml").write_text(
+        'name = "dc"\n[run]\nduration = "50 ms"\n'
+        '[topology]\nkind = "fat_tree"\nk = 4\nrate = "1 Gbit/s"\ndelay = "1 us"\nqueue = "100 pkt"\n'
+        '[[traffic]]\nname = "perm"\nkind = "permutation"\nsize = "200 KB"\ntransport = "tcp"\ncc = "reno"\n',
+        encoding="utf-8")
+    plan = tmp_path / "plan.toml"
+    plan.write_text('scenario = "dc.toml"\nseed = 3\nmetrics = ["goodput_mbps", "fct.size_bytes", "fct.fct_s"]\n'
+                    '[parameters]\n"traffic[0].cc" = ["reno", "cubic"]\n', encoding="utf-8")
+    rows = run_sweep(plan, tmp_path / "out", workers=1, progress=False)
+    assert len(rows) == 2 * 16 and {"size_bytes", "fct_s"} <= set(rows.columns)
+    for cc, got in rows.groupby("traffic[0].cc"):
+        plan_point = next(p for p in load_plan(plan).points() if p.params["traffic[0].cc"] == cc)
+        want = simulate(Scenario.from_dict(json.loads(plan_point.scenario_json))).fct.set_index("flow")
+        assert (got["size_bytes"] == 200_000).all()
+        # Most finish in 50 ms; a flow whose loss waits for a 200 ms RTO does not (NaN).
+        assert got["fct_s"].notna().sum() >= 8 and (got["fct_s"].dropna() > 0).all()
+        got_s = got.set_index("flow")["fct_s"].astype(float).sort_index()
+        want_s = want["fct_s"].astype(float).sort_index()
+        assert got_s.index.equals(want_s.index)
+        assert ((got_s == want_s) | (got_s.isna() & want_s.isna())).all()
+    with pytest.raises(ScenarioError, match=r"fct.nosuch.*not a column of fct"):
+        load_plan(write_plan(tmp_path, 'metrics = ["fct.nosuch"]\n', scenario=None, name="bad.toml"))

@@ -34,7 +34,8 @@ from ..scenario import Scenario, _parse_path, check_seed
 
 __all__ = ["Plan", "Point", "load_plan", "parse_plan", "SUMMARY_TABLES"]
 
-SUMMARY_TABLES = ("summary", "subflow_summary")
+# Tables a sweep can keep columns of: one row per flow (summary, fct) or per subflow.
+SUMMARY_TABLES = ("summary", "subflow_summary", "fct")
 _KEYS = {"name", "scenario", "mode", "repetitions", "seed", "duration", "metrics", "parameters", "backend"}
 BACKENDS = ("sim", "kernel")
 DEFAULT_METRICS = ["goodput_mbps", "bytes_sent", "bytes_retrans"]
@@ -299,7 +300,7 @@ def _metrics(raw: Any, base: Scenario) -> list[tuple[str, str]]:
         table, _, col = m.rpartition(".")
         table = table or "summary"
         if table not in SUMMARY_TABLES:
-            raise ScenarioError(f"metrics[{i}]", f"unknown table '{table}'; use summary.COLUMN or subflow_summary.COLUMN")
+            raise ScenarioError(f"metrics[{i}]", f"unknown table '{table}'; use summary.COLUMN, subflow_summary.COLUMN or fct.COLUMN")
         if col not in known[table]:
             raise ScenarioError(f"metrics[{i}]", f"'{m}' is not a column of {table}; known: {', '.join(known[table])}")
         if (table, col) not in out:

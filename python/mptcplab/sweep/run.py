@@ -67,6 +67,8 @@ def run_point(scenario_json: str, expected_version: str, marks_s: Sequence[float
         "started_unix_s": round(started, 6),
         "summary": plain_columns(res.columns("summary")),
         "subflow_summary": plain_columns(res.columns("subflow_summary")),
+        # Per flow: start, size and completion time (empty for the kernel backend).
+        "fct": plain_columns(res.columns("fct")),
     }
     if marks_s:
         record["marks"] = marks_record(res, marks_s)
@@ -341,6 +343,9 @@ def gather(plan: Plan | str | Path, out: str | Path, allow_version_mix: bool = F
 def _rows(plan: Plan, p: Point, rec: dict[str, Any]) -> Iterable[dict[str, Any]]:
     summary = rec["summary"]
     subs = rec["subflow_summary"]
+    # (A record stored before fct was kept has none: its fct metrics are empty.)
+    fct = rec.get("fct") or {}
+    fct_row = {f: j for j, f in enumerate(fct.get("flow", []))}
     flows = summary.get("flow", [])
     for i, flow in enumerate(flows):
         row: dict[str, Any] = {"point": p.index, **p.params, "rep": p.rep, "seed": p.seed,
@@ -348,6 +353,9 @@ def _rows(plan: Plan, p: Point, rec: dict[str, Any]) -> Iterable[dict[str, Any]]
         for table, col in plan.metrics:
             if table == "summary":
                 row[col] = summary.get(col, [None] * len(flows))[i]
+            elif table == "fct":
+                j = fct_row.get(flow)
+                row[col] = fct[col][j] if j is not None and col in fct else None
             else:
                 for j, f in enumerate(subs.get("flow", [])):
                     if f == flow:
