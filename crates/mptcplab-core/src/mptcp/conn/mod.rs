@@ -169,8 +169,10 @@ pub struct Connection {
     meta_cc: Cell<[u64; 2]>,
     actions: Vec<Action>,
     pm_actions: Vec<PmAction>,
-    /// Scratch: each subflow's segment count when `push` started.
-    sent_before: Vec<u64>,
+    /// The subflows that sent data since `push_written` began (`emit_data` sets a bit:
+    /// every data segment leaves through it), instead of each subflow's segment count
+    /// read before and after (issue 16: two passes over 8 subflows' lines per push).
+    sent_mask: u64,
     /// Scratch: status notes drained from the scheduler.
     notes: Vec<StatusNote>,
     /// What the engine collects besides packets (delay samples, the scheduler's trace,
@@ -287,7 +289,7 @@ impl Connection {
             meta_cc: Cell::new([0; 2]),
             actions: Vec::new(),
             pm_actions: Vec::new(),
-            sent_before: Vec::new(),
+            sent_mask: 0,
             notes: Vec::new(),
             obs: Observations::default(),
             app_timer,

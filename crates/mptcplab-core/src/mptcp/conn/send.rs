@@ -49,8 +49,10 @@ impl Connection {
             }
         }
         // (Scratch vectors are used in place: nothing called from `push` pushes again.)
-        self.sent_before.clear();
-        self.sent_before.extend(self.subflows.iter().map(|s| s.tx.stats.segs_sent));
+        self.sent_mask = 0;
+        // Tests and debug builds check the mask against the segment counts.
+        #[cfg(any(test, debug_assertions))]
+        let sent_before: Vec<u64> = self.subflows.iter().map(|s| s.tx.stats.segs_sent).collect();
         // Subflow-level retransmissions and pre-scheduled data.
         for i in 0..self.subflows.len() {
             if self.subflows[i].state == SubState::Established {
@@ -174,9 +176,12 @@ impl Connection {
         }
         let nospace = self.app_blocked();
         let meta_has_data = self.snd.unsent() > 0 || !self.snd.reinject.is_empty();
-        for (i, (s, &before)) in self.subflows.iter_mut().zip(self.sent_before.iter()).enumerate() {
+        let sent_mask = self.sent_mask;
+        for (i, s) in self.subflows.iter_mut().enumerate() {
+            #[cfg(any(test, debug_assertions))]
+            assert_eq!(sent_mask & sub_bit(i) != 0, s.tx.stats.segs_sent != sent_before[i], "sent_mask of subflow {i}");
             if s.state == SubState::Established {
-                s.tx.validate_after_push(now, s.tx.stats.segs_sent != before, !s.queue.is_empty(), nospace);
+                s.tx.validate_after_push(now, sent_mask & sub_bit(i) != 0, !s.queue.is_empty(), nospace);
                 // Nothing to send and cwnd room: delivery-rate samples are app-limited.
                 if !meta_has_data && s.queue.is_empty() {
                     s.tx.check_app_limited();

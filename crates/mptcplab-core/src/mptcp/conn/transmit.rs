@@ -232,6 +232,7 @@ impl Connection {
         p.retrans = retrans;
         p.psh = psh;
         self.stats.data_segs_sent += 1;
+        self.sent_mask |= sub_bit(i);
         out.push(p);
     }
 }
