@@ -4,8 +4,8 @@
 //! through the `CongestionControl` trait in the order the engine does.
 //!
 //! Like `mptcp/conn/` (`ack.rs`, `with_coupling`, which builds the same views on first
-//! read), every step first snapshots all subflows into `SiblingView`s and passes the connection's shared `Cell` as `meta` (None for a
-//! plain TCP flow). Like `tcp/sender/` (`ack.rs`), an ACK gives `on_rtt_sample`, then any state
+//! read), every step first snapshots all subflows into `SiblingView`s and passes the
+//! connection's shared `Cell` as `meta` (None for a plain TCP flow). Like `tcp/sender/` (`ack.rs`), an ACK gives `on_rtt_sample`, then any state
 //! change, then `on_ack`; a fast-retransmit loss asks `ssthresh`, enters Recovery, and
 //! (at the ACK that ends it) sets cwnd = ssthresh, sends COMPLETE_CWR and returns to
 //! Open; an RTO asks `ssthresh` (first RTO only), sets cwnd = 1, enters Loss and sends

@@ -153,6 +153,11 @@ impl LinkDir {
         self.jittered = true;
     }
 
+    /// This packet's extra delay (`set_jitter`): uniform in [0, bound).
+    fn draw_jitter(&mut self) -> SimTime {
+        self.jitter.as_mut().map_or(SimTime::ZERO, |(bound, rng)| SimTime::from_ns((rng.next_f64() * bound.ns() as f64) as u64))
+    }
+
     pub fn rate(&self) -> Bandwidth { self.rate }
 
     fn set_rate(&mut self, rate: Bandwidth) {
@@ -213,13 +218,7 @@ impl LinkDir {
         }
         let tx_start = self.busy_until.max(now);
         let tx_end = tx_start + self.tx_time(pkt.wire_bytes);
-        let extra = if !self.jittered {
-            SimTime::ZERO
-        } else if let Some((bound, rng)) = &mut self.jitter {
-            SimTime::from_ns((rng.next_f64() * bound.ns() as f64) as u64)
-        } else {
-            SimTime::ZERO
-        };
+        let extra = if self.jittered { self.draw_jitter() } else { SimTime::ZERO };
         // FIFO: a packet never arrives before the one ahead of it.
         let arrive = (tx_end + self.delay + extra).max(self.last_arrive);
         self.busy_until = tx_end;

@@ -25,8 +25,8 @@ impl Routes {
 
     pub fn push(&mut self, hops: &[u32]) {
         let need = (hops.len() + 1).next_power_of_two().trailing_zeros();
-        if need > self.shift || self.count == 0 {
-            self.restride(need.max(self.shift));
+        if need > self.shift {
+            self.restride(need);
         }
         let base = self.count << self.shift;
         self.hops.resize(base + (1 << self.shift), Self::END);

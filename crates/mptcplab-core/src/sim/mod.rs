@@ -347,14 +347,17 @@ impl EventQueue {
             self.others.push(key, ev);
         }
     }
+    /// The earliest key of the two tops, and whether it is the link tree's.
     #[inline]
-    pub fn peek_time(&mut self) -> Option<SimTime> {
-        let k = match (self.links.top_key(), self.others.top_key()) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
-        Some(SimTime((k >> 64) as u64))
+    fn top(&mut self) -> Option<(u128, bool)> {
+        match (self.links.top_key(), self.others.top_key()) {
+            (Some(a), Some(b)) => Some((a.min(b), a < b)),
+            (Some(a), None) => Some((a, true)),
+            (None, b) => b.map(|b| (b, false)),
+        }
     }
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<SimTime> { self.top().map(|(k, _)| SimTime((k >> 64) as u64)) }
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> { self.pop_until(SimTime(u64::MAX)) }
 
@@ -362,11 +365,7 @@ impl EventQueue {
     /// tops, where `peek_time` then `pop` looked twice).
     #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        let (key, from_links) = match (self.links.top_key(), self.others.top_key()) {
-            (Some(a), Some(b)) => (a.min(b), a < b),
-            (Some(a), None) => (a, true),
-            (None, b) => (b?, false),
-        };
+        let (key, from_links) = self.top()?;
         if (key >> 64) as u64 > until.ns() {
             return None;
         }
